@@ -1,0 +1,7 @@
+import { v7 as uuidv7, validate, version } from 'uuid';
+
+/** Time-ordered ids (UUIDv7): good index locality for append-heavy tables such as runs. */
+export const newId = (): string => uuidv7();
+
+/** Ids in paths are opaque to callers; anything that is not one of ours is simply not found. */
+export const isId = (value: string): boolean => validate(value) && version(value) === 7;

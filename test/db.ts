@@ -1,0 +1,34 @@
+/**
+ * One database per test file, cloned from the migrated template built by global-setup
+ * (graphile-worker's approach): files never see each other's rows and can run in parallel.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { ADMIN_DATABASE_URL, TEMPLATE_DATABASE, databaseUrl } from './env.mjs';
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `kairos_test_${randomBytes(6).toString('hex')}`;
+  await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+  return {
+    name,
+    url: databaseUrl(name),
+    drop: () =>
+      withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
