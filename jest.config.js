@@ -24,6 +24,7 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   globalSetup: '<rootDir>/test/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/global-teardown.mjs',
   testTimeout: 30000,
   // Test files share two cores with PostgreSQL and Redis.
   maxWorkers: 2,

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, TEMPLATE_DATABASE, databaseUrl } from './env.mjs';
+import { ADMIN_DATABASE_URL, databaseUrl, templateDatabase } from './env.mjs';
 
 export interface TestDatabase {
   name: string;
@@ -24,7 +24,7 @@ async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `kairos_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`));
+  await withAdmin((admin) => admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabase()}"`));
   return {
     name,
     url: databaseUrl(name),

@@ -3,5 +3,6 @@
 export const PG_BASE_URL = process.env.TEST_PG_URL ?? 'postgresql://postgres@127.0.0.1:5432';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const ADMIN_DATABASE_URL = `${PG_BASE_URL}/postgres`;
-export const TEMPLATE_DATABASE = 'kairos_test_template';
+// One template per jest run (global-setup names it), so concurrent runs never drop each other's.
+export const templateDatabase = () => process.env.KAIROS_TEST_TEMPLATE ?? 'kairos_test_template';
 export const databaseUrl = (database) => `${PG_BASE_URL}/${database}`;

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, REDIS_URL, TEMPLATE_DATABASE, databaseUrl } from './env.mjs';
+import { ADMIN_DATABASE_URL, REDIS_URL, databaseUrl } from './env.mjs';
 
 export default async function globalSetup() {
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL, connectionTimeoutMillis: 5000 });
@@ -26,11 +26,23 @@ export default async function globalSetup() {
     redis.disconnect();
   }
 
-  await admin.query(`DROP DATABASE IF EXISTS "${TEMPLATE_DATABASE}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${TEMPLATE_DATABASE}"`);
+  // Test databases left behind by runs that were killed (older than an hour) are dropped.
+  const stale = await admin
+    .query(
+      `SELECT datname FROM pg_database d WHERE datname LIKE 'kairos\\_test\\_%'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)
+       AND (pg_stat_file('base/' || d.oid || '/PG_VERSION')).modification < now() - interval '1 hour'`,
+    )
+    .catch(() => ({ rows: [] }));
+  for (const { datname } of stale.rows)
+    await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
+
+  const template = `kairos_test_template_${process.pid}_${Date.now().toString(36)}`;
+  process.env.KAIROS_TEST_TEMPLATE = template;
+  await admin.query(`CREATE DATABASE "${template}"`);
   await admin.end();
   execFileSync('node', ['scripts/prisma.mjs', 'deploy'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl(TEMPLATE_DATABASE) },
+    env: { ...process.env, DATABASE_URL: databaseUrl(template) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -1,0 +1,324 @@
+/**
+ * Endpoint input: one zod shape for create and patch (the API, the MCP tools and the UI share it),
+ * then cross-field rules checked on the complete configuration, so a PATCH is validated against
+ * the endpoint it produces, not just the fields it sends.
+ *
+ * Canonical spelling: headersJson / bodyJson (the spec's input table). headers / body are accepted
+ * as aliases; sending both spellings of one field is an error. Responses use the canonical names.
+ */
+import { z } from 'zod';
+import { isValidTimezone, parseCron } from '../schedule/cron.js';
+import { descriptionText, trimmedName } from './common.js';
+import { HTTP_METHODS, LIMITS, METHODS_WITH_BODY, RESERVED_HEADER_NAMES, type HttpMethod } from './limits.js';
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+// Visible ASCII, space, tab and obs-text; no CR, LF or NUL (header injection).
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const intervalMs = (what: string) =>
+  z
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(LIMITS.intervalMinMs, `${what} must be at least ${LIMITS.intervalMinMs} ms`)
+    .max(
+      LIMITS.intervalMaxMs,
+      `${what} must be at most ${LIMITS.intervalMaxMs} ms (use baselineCron for longer periods)`,
+    );
+
+const headersObject = z
+  .record(z.string(), z.string({ error: 'header values must be strings' }))
+  .superRefine((headers, ctx) => {
+    const names = Object.keys(headers);
+    if (names.length > LIMITS.headersMaxCount) {
+      ctx.addIssue({ code: 'custom', message: `at most ${LIMITS.headersMaxCount} headers` });
+    }
+    const seen = new Set<string>();
+    for (const [name, value] of Object.entries(headers)) {
+      const lower = name.toLowerCase();
+      if (!HEADER_NAME.test(name) || name.length > LIMITS.headerNameMaxLength) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `invalid header name ${JSON.stringify(name)}` });
+      } else if ((RESERVED_HEADER_NAMES as readonly string[]).includes(lower)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `header ${name} is set by the service and cannot be overridden`,
+        });
+      } else if (seen.has(lower)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `header ${name} is given twice (names are case-insensitive)`,
+        });
+      }
+      seen.add(lower);
+      if (!HEADER_VALUE.test(value) || value.length > LIMITS.headerValueMaxLength) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `invalid value for header ${name} (no line breaks or control characters, at most ${LIMITS.headerValueMaxLength} characters)`,
+        });
+      }
+    }
+  })
+  .meta({
+    description: 'Custom request headers (name → value). Sensitive values are masked in responses.',
+    example: { Authorization: 'Bearer …' },
+  });
+
+const bodyValue = z
+  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+    error: 'must be a string or a JSON object',
+  })
+  .refine((body) => byteLength(body) <= LIMITS.bodyMaxBytes, `must be at most ${LIMITS.bodyMaxBytes} bytes`)
+  .meta({
+    description:
+      'Request body for POST, PUT, PATCH: a string sent as-is, or JSON. Templates: {{lastRunAt}}, {{scheduledAt}}, {{runId}}, {{endpointId}}, {{now}}.',
+  });
+
+const urlValue = z
+  .string()
+  .max(LIMITS.urlMaxLength, `must be at most ${LIMITS.urlMaxLength} characters`)
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute http:// or https:// URL' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      ctx.addIssue({ code: 'custom', message: `only http and https URLs are allowed, not ${url.protocol}` });
+    }
+    if (url.username || url.password) {
+      ctx.addIssue({ code: 'custom', message: 'credentials in the URL are not allowed; use an Authorization header' });
+    }
+  })
+  .meta({ description: 'HTTP URL to call', example: 'https://example.com/hooks/export' });
+
+const methodValue = z
+  .preprocess(
+    (value) => (typeof value === 'string' ? value.toUpperCase() : value),
+    z.enum(HTTP_METHODS, { error: `must be one of ${HTTP_METHODS.join(', ')}` }),
+  )
+  .meta({ description: 'HTTP method (case-insensitive on input)' });
+
+/** Every input field, all optional: the create schema requires some, the patch schema none. */
+const endpointFields = {
+  name: trimmedName,
+  url: urlValue,
+  method: methodValue,
+  description: descriptionText.nullable().meta({ description: 'Natural-language instructions for the planner' }),
+  baselineIntervalMs: intervalMs('baselineIntervalMs')
+    .nullable()
+    .meta({ description: 'Milliseconds between runs (exactly one of this or baselineCron)', example: 60000 }),
+  baselineCron: z
+    .string()
+    .trim()
+    .max(LIMITS.cronMaxLength)
+    .nullable()
+    .meta({
+      description: 'Cron expression, five fields (exactly one of this or baselineIntervalMs)',
+      example: '*/5 * * * *',
+    }),
+  timezone: z.string().refine(isValidTimezone, 'must be an IANA time zone such as Europe/Berlin').meta({
+    description: 'IANA time zone for baselineCron (default UTC)',
+  }),
+  minIntervalMs: intervalMs('minIntervalMs')
+    .nullable()
+    .meta({ description: 'Safety floor on the interval between runs' }),
+  maxIntervalMs: intervalMs('maxIntervalMs').nullable().meta({ description: 'Ceiling on the interval between runs' }),
+  timeoutMs: z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(LIMITS.timeoutMinMs, `must be at least ${LIMITS.timeoutMinMs} ms`)
+    .max(LIMITS.timeoutMaxMs, `must be at most ${LIMITS.timeoutMaxMs} ms`)
+    .meta({ description: `Request timeout, whole request including the body (default ${LIMITS.timeoutDefaultMs})` }),
+  maxResponseSizeKb: z
+    .number()
+    .int('must be a whole number of KiB')
+    .min(1, 'must be at least 1')
+    .max(LIMITS.maxResponseSizeMaxKb, `must be at most ${LIMITS.maxResponseSizeMaxKb}`)
+    .meta({
+      description: `Response bytes kept; larger bodies are truncated and flagged (default ${LIMITS.maxResponseSizeDefaultKb})`,
+    }),
+  headersJson: headersObject.nullable(),
+  headers: headersObject.nullable().meta({ description: 'Alias of headersJson' }),
+  bodyJson: bodyValue.nullable(),
+  body: bodyValue.nullable().meta({ description: 'Alias of bodyJson' }),
+};
+
+export const createEndpointInput = z
+  .strictObject({
+    ...endpointFields,
+    name: endpointFields.name,
+    url: endpointFields.url,
+    method: endpointFields.method,
+    description: endpointFields.description.optional(),
+    baselineIntervalMs: endpointFields.baselineIntervalMs.optional(),
+    baselineCron: endpointFields.baselineCron.optional(),
+    timezone: endpointFields.timezone.optional(),
+    minIntervalMs: endpointFields.minIntervalMs.optional(),
+    maxIntervalMs: endpointFields.maxIntervalMs.optional(),
+    timeoutMs: endpointFields.timeoutMs.optional(),
+    maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
+    headersJson: endpointFields.headersJson.optional(),
+    headers: endpointFields.headers.optional(),
+    bodyJson: endpointFields.bodyJson.optional(),
+    body: endpointFields.body.optional(),
+  })
+  .meta({ id: 'CreateEndpointInput' });
+
+export const updateEndpointInput = z
+  .strictObject(
+    Object.fromEntries(Object.entries(endpointFields).map(([key, schema]) => [key, schema.optional()])) as {
+      [K in keyof typeof endpointFields]: z.ZodOptional<(typeof endpointFields)[K]>;
+    },
+  )
+  .meta({
+    id: 'UpdateEndpointInput',
+    description: 'Any subset of the endpoint input fields; null clears an optional field',
+  });
+
+export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
+export type UpdateEndpointInput = z.infer<typeof updateEndpointInput>;
+
+/** The complete, normalised configuration of an endpoint (what is stored). */
+export interface EndpointConfig {
+  name: string;
+  url: string;
+  method: HttpMethod;
+  description: string | null;
+  baselineIntervalMs: number | null;
+  baselineCron: string | null;
+  timezone: string;
+  minIntervalMs: number | null;
+  maxIntervalMs: number | null;
+  timeoutMs: number;
+  maxResponseSizeKb: number;
+  headers: Record<string, string> | null;
+  body: EndpointBody | null;
+}
+export type EndpointBody = string | Record<string, unknown> | unknown[];
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/** Resolves the headers/body spellings; both spellings of one field is an error. */
+function pickAlias<T>(
+  input: Record<string, unknown>,
+  canonical: string,
+  alias: string,
+  issues: FieldIssue[],
+): { given: boolean; value: T | null } {
+  const hasCanonical = input[canonical] !== undefined;
+  const hasAlias = input[alias] !== undefined;
+  if (hasCanonical && hasAlias) {
+    issues.push({ field: canonical, message: `give either ${canonical} or ${alias}, not both` });
+  }
+  if (hasCanonical) return { given: true, value: input[canonical] as T | null };
+  if (hasAlias) return { given: true, value: input[alias] as T | null };
+  return { given: false, value: null };
+}
+
+/**
+ * Applies an input (create: onto defaults; patch: onto the stored configuration) and checks the
+ * cross-field rules. Setting one baseline in a patch replaces the other (exactly one is allowed).
+ */
+export function applyEndpointInput(
+  base: EndpointConfig | null,
+  input: CreateEndpointInput | UpdateEndpointInput,
+): { config: EndpointConfig; issues: FieldIssue[] } {
+  const issues: FieldIssue[] = [];
+  const raw = input as Record<string, unknown>;
+  const headers = pickAlias<Record<string, string>>(raw, 'headersJson', 'headers', issues);
+  const body = pickAlias<EndpointBody>(raw, 'bodyJson', 'body', issues);
+  const current: EndpointConfig = base ?? {
+    name: '',
+    url: '',
+    method: 'GET',
+    description: null,
+    baselineIntervalMs: null,
+    baselineCron: null,
+    timezone: 'UTC',
+    minIntervalMs: null,
+    maxIntervalMs: null,
+    timeoutMs: LIMITS.timeoutDefaultMs,
+    maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
+    headers: null,
+    body: null,
+  };
+  const config: EndpointConfig = { ...current };
+  const assign = <K extends keyof EndpointConfig>(key: K, value: EndpointConfig[K] | undefined) => {
+    if (value !== undefined) config[key] = value;
+  };
+  assign('name', input.name);
+  assign('url', input.url);
+  assign('method', input.method);
+  assign('description', input.description);
+  assign('timezone', input.timezone);
+  assign('minIntervalMs', input.minIntervalMs);
+  assign('maxIntervalMs', input.maxIntervalMs);
+  assign('timeoutMs', input.timeoutMs);
+  assign('maxResponseSizeKb', input.maxResponseSizeKb);
+  if (headers.given) config.headers = headers.value;
+  if (body.given) config.body = body.value;
+
+  const setsInterval = input.baselineIntervalMs !== undefined && input.baselineIntervalMs !== null;
+  const setsCron = input.baselineCron !== undefined && input.baselineCron !== null;
+  if (setsInterval && setsCron) {
+    issues.push({ field: 'baselineCron', message: 'give exactly one of baselineCron or baselineIntervalMs, not both' });
+  }
+  if (input.baselineIntervalMs !== undefined) config.baselineIntervalMs = input.baselineIntervalMs;
+  if (input.baselineCron !== undefined) config.baselineCron = input.baselineCron;
+  if (base && setsInterval && !setsCron) config.baselineCron = null;
+  if (base && setsCron && !setsInterval) config.baselineIntervalMs = null;
+
+  issues.push(...checkEndpointConfig(config));
+  return { config, issues };
+}
+
+/** Cross-field rules on a complete configuration. */
+export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const hasInterval = config.baselineIntervalMs !== null;
+  const hasCron = config.baselineCron !== null;
+  if (hasInterval === hasCron) {
+    issues.push({
+      field: 'baselineIntervalMs',
+      message: 'exactly one of baselineCron or baselineIntervalMs is required as the baseline schedule',
+    });
+  }
+  if (config.baselineCron !== null) {
+    const parsed = parseCron(config.baselineCron, config.timezone);
+    if (!parsed.ok) issues.push({ field: 'baselineCron', message: `invalid cron expression: ${parsed.message}` });
+  }
+  const { minIntervalMs: min, maxIntervalMs: max, baselineIntervalMs: interval } = config;
+  if (min !== null && max !== null && min > max) {
+    issues.push({ field: 'minIntervalMs', message: `minIntervalMs (${min}) must not exceed maxIntervalMs (${max})` });
+  }
+  if (interval !== null && min !== null && interval < min) {
+    issues.push({
+      field: 'baselineIntervalMs',
+      message: `baselineIntervalMs (${interval}) is below minIntervalMs (${min})`,
+    });
+  }
+  if (interval !== null && max !== null && interval > max) {
+    issues.push({
+      field: 'baselineIntervalMs',
+      message: `baselineIntervalMs (${interval}) is above maxIntervalMs (${max})`,
+    });
+  }
+  if (config.body !== null && !METHODS_WITH_BODY.includes(config.method)) {
+    issues.push({
+      field: 'bodyJson',
+      message: `a request body is only allowed for ${METHODS_WITH_BODY.join(', ')}, not ${config.method}`,
+    });
+  }
+  return issues;
+}
+
+function byteLength(body: EndpointBody): number {
+  return Buffer.byteLength(typeof body === 'string' ? body : JSON.stringify(body));
+}

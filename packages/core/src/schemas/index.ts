@@ -1,0 +1,5 @@
+export * from './common.js';
+export * from './endpoint.js';
+export * from './job.js';
+export * from './limits.js';
+export * from './records.js';

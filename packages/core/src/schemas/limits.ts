@@ -1,0 +1,51 @@
+/**
+ * Size and range limits of the API's inputs. The spec fixes only the 1000 ms interval floor and the
+ * timeout / response-size defaults; the rest are our choices, documented in the README and OpenAPI.
+ */
+export const LIMITS = {
+  nameMaxLength: 200,
+  descriptionMaxLength: 4000,
+  urlMaxLength: 2048,
+  /** The spec's floor: an interval below 1000 ms is invalid. */
+  intervalMinMs: 1000,
+  /** Largest 32-bit interval (~24.8 days); longer periods are expressed as cron. */
+  intervalMaxMs: 2_147_483_647,
+  timeoutDefaultMs: 30_000,
+  timeoutMinMs: 100,
+  timeoutMaxMs: 300_000,
+  maxResponseSizeDefaultKb: 100,
+  maxResponseSizeMaxKb: 1024,
+  headersMaxCount: 50,
+  headerNameMaxLength: 256,
+  headerValueMaxLength: 8192,
+  bodyMaxBytes: 64 * 1024,
+  cronMaxLength: 256,
+  /** Request bodies the API accepts at all (JSON). */
+  requestBodyMaxBytes: 256 * 1024,
+  listDefaultLimit: 100,
+  listMaxLimit: 1000,
+} as const;
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+export const METHODS_WITH_BODY: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
+
+/**
+ * Headers the service sets itself or that the HTTP client owns; user headers may not set them.
+ * X-Service-* are the signing and delivery headers (Authentication > Outbound).
+ */
+export const RESERVED_HEADER_NAMES = [
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'user-agent',
+  'x-service-signature',
+  'x-service-timestamp',
+  'x-service-run-id',
+] as const;
+
+/** Header values that are secrets: masked in every response, never read back (see README). */
+export const SENSITIVE_HEADER_PATTERN =
+  /^(authorization|proxy-authorization|cookie|x-api-key)$|token|secret|password|passwd|api[-_]?key|auth/i;
+export const MASKED_HEADER_VALUE = '********';

@@ -1,0 +1,101 @@
+/**
+ * Response records: what the API returns (and the MCP server and the UI consume). The spec names
+ * a minimum; the full records below are our documented choice.
+ */
+import { z } from 'zod';
+import { JOB_STATUSES } from './job.js';
+import { HTTP_METHODS } from './limits.js';
+
+const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+const nullableTime = isoTime.nullable();
+
+export const jobRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    status: z.enum(JOB_STATUSES),
+    endpointCount: z.number().int().meta({ description: 'Endpoints that are not archived' }),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+    pausedAt: nullableTime,
+    archivedAt: nullableTime,
+  })
+  .meta({ id: 'Job' });
+
+export const CHANGE_ORIGINS = ['user', 'planner'] as const;
+export const ENDPOINT_STATUSES = ['active', 'paused', 'archived'] as const;
+
+export const intervalHintRecord = z
+  .object({
+    intervalMs: z.number().int(),
+    expiresAt: isoTime,
+    reason: z.string().nullable(),
+    origin: z.enum(CHANGE_ORIGINS),
+    setAt: nullableTime,
+  })
+  .meta({ id: 'IntervalHint' });
+
+export const oneShotHintRecord = z
+  .object({
+    nextRunAt: isoTime,
+    expiresAt: isoTime,
+    reason: z.string().nullable(),
+    origin: z.enum(CHANGE_ORIGINS),
+    setAt: nullableTime,
+  })
+  .meta({ id: 'OneShotHint' });
+
+export const endpointRecord = z
+  .object({
+    id: z.string(),
+    jobId: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    url: z.string(),
+    method: z.enum(HTTP_METHODS),
+    baselineIntervalMs: z.number().int().nullable(),
+    baselineCron: z.string().nullable(),
+    timezone: z.string(),
+    minIntervalMs: z.number().int().nullable(),
+    maxIntervalMs: z.number().int().nullable(),
+    timeoutMs: z.number().int(),
+    maxResponseSizeKb: z.number().int(),
+    headersJson: z
+      .record(z.string(), z.string())
+      .nullable()
+      .meta({ description: 'Request headers; values of sensitive headers are masked as ********' }),
+    bodyJson: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullable(),
+    status: z.enum(ENDPOINT_STATUSES).meta({
+      description: 'archived; paused (endpoint paused until a time, or its job is paused); else active',
+    }),
+    jobPaused: z.boolean(),
+    nextRunAt: nullableTime.meta({ description: 'When the next execution is due; null when nothing is scheduled' }),
+    lastRunAt: nullableTime,
+    lastStatus: z.enum(['success', 'failed']).nullable(),
+    failureCount: z.number().int().meta({ description: 'Consecutive failures (drives backoff)' }),
+    backoffMultiplier: z.number().int().meta({ description: 'Applied to the baseline interval: 1, 2, 4 … 32' }),
+    pausedUntil: nullableTime,
+    pauseReason: z.string().nullable(),
+    hints: z.object({
+      interval: intervalHintRecord.nullable(),
+      oneShot: oneShotHintRecord.nullable(),
+    }),
+    archivedAt: nullableTime,
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Endpoint' });
+
+export const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ example: 'VALIDATION_ERROR' }),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export type JobRecord = z.infer<typeof jobRecord>;
+export type EndpointRecord = z.infer<typeof endpointRecord>;

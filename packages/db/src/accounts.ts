@@ -1,0 +1,67 @@
+import { AppError, generateSecret, newId } from '@kairos/core';
+import type { Database } from './client.js';
+import type { Account, ApiKey, Tier, User } from './generated/prisma/client.js';
+import { Prisma } from './generated/prisma/client.js';
+
+export interface CreateAccountInput {
+  email: string;
+  name?: string;
+  tier?: Tier;
+  operator?: boolean;
+  /** Name of the first API key; omit to create none. */
+  apiKeyName?: string;
+}
+
+export interface CreatedAccount {
+  account: Account;
+  user: User;
+  apiKey: { record: ApiKey; raw: string } | null;
+}
+
+/** A new tenant with its first user (and optionally its first API key), in one transaction. */
+export async function createAccount(db: Database, input: CreateAccountInput): Promise<CreatedAccount> {
+  const accountId = newId();
+  const userId = newId();
+  const secret = input.apiKeyName ? generateSecret('kairos') : null;
+  try {
+    return await db.prisma.$transaction(async (tx) => {
+      const account = await tx.account.create({
+        data: { id: accountId, name: input.name ?? input.email, tier: input.tier ?? 'free' },
+      });
+      const user = await tx.user.create({
+        data: {
+          id: userId,
+          accountId,
+          email: input.email.toLowerCase(),
+          name: input.name ?? null,
+          role: input.operator ? 'operator' : 'member',
+        },
+      });
+      const apiKey = secret
+        ? {
+            raw: secret.raw,
+            record: await tx.apiKey.create({
+              data: {
+                id: newId(),
+                accountId,
+                userId,
+                name: input.apiKeyName!,
+                prefix: secret.prefix,
+                keyHash: secret.hash,
+              },
+            }),
+          }
+        : null;
+      return { account, user, apiKey };
+    });
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+      throw new AppError('CONFLICT', `a user with email ${input.email} already exists`, { field: 'email' });
+    }
+    throw error;
+  }
+}
+
+export async function getAccount(db: Database, accountId: string): Promise<Account | null> {
+  return db.prisma.account.findUnique({ where: { id: accountId } });
+}

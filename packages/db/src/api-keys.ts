@@ -1,0 +1,41 @@
+import { generateSecret, hashSecret, newId } from '@kairos/core';
+import type { Database } from './client.js';
+import type { Account, ApiKey } from './generated/prisma/client.js';
+
+export async function createApiKey(
+  db: Database,
+  accountId: string,
+  name: string,
+  userId: string | null = null,
+): Promise<{ record: ApiKey; raw: string }> {
+  const secret = generateSecret('kairos');
+  const record = await db.prisma.apiKey.create({
+    data: { id: newId(), accountId, userId, name, prefix: secret.prefix, keyHash: secret.hash },
+  });
+  return { record, raw: secret.raw };
+}
+
+export async function listApiKeys(db: Database, accountId: string): Promise<ApiKey[]> {
+  return db.prisma.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: 'desc' } });
+}
+
+/**
+ * Revokes a key. With accountId the key must belong to that account (tenant-scoped); the operator
+ * CLI passes null. Returns the key, or null when there is no such key.
+ */
+export async function revokeApiKey(db: Database, accountId: string | null, keyId: string): Promise<ApiKey | null> {
+  const key = await db.prisma.apiKey.findFirst({ where: { id: keyId, ...(accountId ? { accountId } : {}) } });
+  if (!key) return null;
+  if (key.revokedAt) return key;
+  return db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+}
+
+/** The live (unrevoked) key with this raw value and its account, or null. */
+export async function findApiKeyBySecret(db: Database, raw: string): Promise<(ApiKey & { account: Account }) | null> {
+  const key = await db.prisma.apiKey.findUnique({ where: { keyHash: hashSecret(raw) }, include: { account: true } });
+  return key && !key.revokedAt ? key : null;
+}
+
+export async function touchApiKey(db: Database, keyId: string, at: Date): Promise<void> {
+  await db.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: at } });
+}

@@ -1,0 +1,150 @@
+import { AppError, newId, notFound, type EndpointConfig } from '@kairos/core';
+import type { Database } from './client.js';
+import type { Endpoint, Job } from './generated/prisma/client.js';
+import { Prisma } from './generated/prisma/client.js';
+
+export type EndpointWithJob = Endpoint & { job: Pick<Job, 'id' | 'status'> };
+const withJob = { job: { select: { id: true, status: true } } } as const;
+
+const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
+
+function configData(config: EndpointConfig) {
+  return {
+    name: config.name,
+    url: config.url,
+    method: config.method,
+    description: config.description,
+    baselineIntervalMs: config.baselineIntervalMs,
+    baselineCron: config.baselineCron,
+    timezone: config.timezone,
+    minIntervalMs: config.minIntervalMs,
+    maxIntervalMs: config.maxIntervalMs,
+    timeoutMs: config.timeoutMs,
+    maxResponseSizeKb: config.maxResponseSizeKb,
+    headers: jsonOrNull(config.headers),
+    body: jsonOrNull(config.body),
+  };
+}
+
+/** The stored configuration of an endpoint, as the input validators see it. */
+export function endpointConfig(endpoint: Endpoint): EndpointConfig {
+  return {
+    name: endpoint.name,
+    url: endpoint.url,
+    method: endpoint.method as EndpointConfig['method'],
+    description: endpoint.description,
+    baselineIntervalMs: endpoint.baselineIntervalMs,
+    baselineCron: endpoint.baselineCron,
+    timezone: endpoint.timezone,
+    minIntervalMs: endpoint.minIntervalMs,
+    maxIntervalMs: endpoint.maxIntervalMs,
+    timeoutMs: endpoint.timeoutMs,
+    maxResponseSizeKb: endpoint.maxResponseSizeKb,
+    headers: (endpoint.headers as Record<string, string> | null) ?? null,
+    body: (endpoint.body as EndpointConfig['body']) ?? null,
+  };
+}
+
+export async function createEndpoint(
+  db: Database,
+  accountId: string,
+  jobId: string,
+  config: EndpointConfig,
+): Promise<EndpointWithJob> {
+  const job = await db.prisma.job.findFirst({ where: { id: jobId, accountId }, select: { status: true } });
+  if (!job) throw notFound('job', jobId);
+  if (job.status === 'archived') {
+    throw new AppError('CONFLICT', 'cannot add endpoints to an archived job', { status: job.status });
+  }
+  return db.prisma.endpoint.create({
+    data: { id: newId(), accountId, jobId, ...configData(config) },
+    include: withJob,
+  });
+}
+
+export async function getEndpoint(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  jobId?: string,
+): Promise<EndpointWithJob> {
+  const endpoint = await db.prisma.endpoint.findFirst({
+    where: { id: endpointId, accountId, ...(jobId ? { jobId } : {}) },
+    include: withJob,
+  });
+  if (!endpoint) throw notFound('endpoint', endpointId);
+  return endpoint;
+}
+
+export async function listEndpoints(
+  db: Database,
+  accountId: string,
+  jobId: string,
+  query: { limit: number; offset: number; includeArchived: boolean },
+): Promise<{ endpoints: EndpointWithJob[]; total: number }> {
+  const job = await db.prisma.job.findFirst({ where: { id: jobId, accountId }, select: { id: true } });
+  if (!job) throw notFound('job', jobId);
+  const where = { accountId, jobId, ...(query.includeArchived ? {} : { archivedAt: null }) };
+  const [endpoints, total] = await Promise.all([
+    db.prisma.endpoint.findMany({
+      where,
+      orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+      take: query.limit,
+      skip: query.offset,
+      include: withJob,
+    }),
+    db.prisma.endpoint.count({ where }),
+  ]);
+  return { endpoints, total };
+}
+
+export async function updateEndpoint(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  config: EndpointConfig,
+  options: { clearIntervalHint: boolean },
+): Promise<EndpointWithJob> {
+  const { count } = await db.prisma.endpoint.updateMany({
+    where: { id: endpointId, accountId, archivedAt: null },
+    data: {
+      ...configData(config),
+      ...(options.clearIntervalHint
+        ? {
+            hintIntervalMs: null,
+            hintIntervalExpiresAt: null,
+            hintIntervalReason: null,
+            hintIntervalOrigin: null,
+            hintIntervalSetAt: null,
+          }
+        : {}),
+    },
+  });
+  if (count === 0) {
+    await assertEditable(db, accountId, endpointId);
+  }
+  return getEndpoint(db, accountId, endpointId);
+}
+
+export async function archiveEndpoint(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  jobId: string,
+  now: Date,
+): Promise<{ endpoint: EndpointWithJob; changed: boolean }> {
+  const { count } = await db.prisma.endpoint.updateMany({
+    where: { id: endpointId, accountId, jobId, archivedAt: null },
+    data: { archivedAt: now, nextRunAt: null, scheduleVersion: { increment: 1 } },
+  });
+  return { endpoint: await getEndpoint(db, accountId, endpointId, jobId), changed: count > 0 };
+}
+
+async function assertEditable(db: Database, accountId: string, endpointId: string): Promise<void> {
+  const endpoint = await getEndpoint(db, accountId, endpointId);
+  if (endpoint.archivedAt) {
+    throw new AppError('CONFLICT', 'archived endpoints are read-only', {
+      archivedAt: endpoint.archivedAt.toISOString(),
+    });
+  }
+}

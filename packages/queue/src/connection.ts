@@ -1,0 +1,9 @@
+import { Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * A Redis connection for BullMQ. Workers need `maxRetriesPerRequest: null` (blocking commands must
+ * not be cut off); producers get the same so a Redis blip delays an enqueue instead of failing it.
+ */
+export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...options });
+}

@@ -1,0 +1,3 @@
+export * from './connection.js';
+export * from './names.js';
+export * from './payloads.js';

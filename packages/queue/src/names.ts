@@ -1,0 +1,17 @@
+/**
+ * Queue names and the key prefix. The prefix is a Redis Cluster hash tag ({kairos}), so every key
+ * BullMQ writes for our queues lands in one slot: BullMQ's Lua scripts touch several keys at once
+ * and would fail with CROSSSLOT otherwise (see docs/operations.md).
+ */
+export const QUEUE_PREFIX_DEFAULT = '{kairos}';
+
+export const QUEUES = {
+  /** One delayed job per active endpoint, due at its nextRunAt (scheduler → executor). */
+  due: 'due',
+  /** Something about an endpoint's schedule changed; recompute it now (api → scheduler). */
+  scheduleChanges: 'schedule-changes',
+  /** An execution was recorded (executor → scheduler, planner). */
+  runCompleted: 'run-completed',
+} as const;
+
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -1,0 +1,79 @@
+/**
+ * The OpenAPI 3.1 document, built from the route registry's zod schemas (the same objects the
+ * server validates with), so it cannot drift from the implementation.
+ */
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
+import { z } from 'zod';
+import type { RegisteredRoute } from '../http/route.js';
+
+export const API_VERSION = '0.1.0';
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+
+export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: string) {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const { spec } of routes) {
+    const pathParams = [...spec.path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]!);
+    const operation: ZodOpenApiOperationObject = {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: spec.tags,
+      ...(spec.public ? { security: [] } : {}),
+      requestParams: {
+        ...(pathParams.length > 0
+          ? {
+              path: z.object(
+                Object.fromEntries(pathParams.map((name) => [name, z.string().meta({ description: 'opaque id' })])),
+              ),
+            }
+          : {}),
+        ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
+      },
+      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      responses: Object.fromEntries(
+        Object.entries(spec.responses).map(([status, response]) => [
+          status,
+          {
+            description: response.description,
+            ...(response.schema ? { content: { 'application/json': { schema: response.schema } } } : {}),
+            ...(response.headers
+              ? {
+                  headers: z.object(
+                    Object.fromEntries(
+                      Object.entries(response.headers).map(([name, description]) => [
+                        name,
+                        z.string().meta({ description }),
+                      ]),
+                    ),
+                  ),
+                }
+              : {}),
+          },
+        ]),
+      ),
+    };
+    const path = toOpenApiPath(spec.path);
+    paths[path] = { ...paths[path], [spec.method]: operation };
+  }
+
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Kairos API',
+      version: API_VERSION,
+      description:
+        'Adaptive HTTP job scheduler. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <ACCESS_TOKEN>`. ' +
+        'Errors are `{ "error": { "code", "message", "details" } }`.',
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    security: [{ apiKey: [] }, { bearer: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
+    paths,
+  });
+}

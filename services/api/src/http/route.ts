@@ -1,0 +1,93 @@
+/**
+ * One definition per route: the express handler and the OpenAPI operation are built from the same
+ * object, so the documentation cannot drift from what the server validates.
+ */
+import { AppError, isId, notFound } from '@kairos/core';
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import type { AuthContext } from '../auth/context.js';
+import { parseOrThrow } from './validation.js';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** express syntax: /api/jobs/:jobId */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Public routes skip authentication (health, docs, device flow). */
+  public?: boolean;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+}
+
+export interface HandlerInput<Q, B> {
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  auth: AuthContext;
+  req: Request;
+  res: Response;
+}
+
+export interface HandlerResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RegisteredRoute {
+  spec: RouteSpec;
+}
+
+/** Path parameter name → resource name used in NOT_FOUND messages. */
+const RESOURCE_OF_PARAM: Record<string, string> = {
+  jobId: 'job',
+  endpointId: 'endpoint',
+  runId: 'run',
+  sessionId: 'analysis session',
+  keyId: 'API key',
+  tokenId: 'access token',
+};
+
+export class RouteRegistry {
+  readonly routes: RegisteredRoute[] = [];
+
+  constructor(private readonly router: Router) {}
+
+  add<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
+    spec: RouteSpec<Q, B>,
+    handler: (input: HandlerInput<z.output<Q>, z.output<B>>) => Promise<HandlerResult>,
+  ): void {
+    this.routes.push({ spec: spec as unknown as RouteSpec });
+    this.router[spec.method](spec.path, async (req: Request, res: Response) => {
+      const params = req.params as Record<string, string>;
+      // Ids are opaque: a malformed one names nothing, exactly like an unknown one.
+      for (const [name, value] of Object.entries(params)) {
+        if (name.endsWith('Id') && !isId(value)) throw notFound(RESOURCE_OF_PARAM[name] ?? 'resource', value);
+      }
+      const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : (undefined as z.output<Q>);
+      let body = undefined as z.output<B>;
+      if (spec.body) {
+        if (req.body === undefined) {
+          throw new AppError('VALIDATION_ERROR', 'request body must be a JSON object (Content-Type: application/json)');
+        }
+        body = parseOrThrow(spec.body, req.body, 'body');
+      }
+      if (!req.auth && !spec.public) throw new AppError('UNAUTHORIZED', 'authentication required');
+      const result = await handler({ params, query, body, auth: req.auth as AuthContext, req, res });
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      res.status(result.status ?? 200).json(result.body);
+    });
+  }
+}

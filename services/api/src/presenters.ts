@@ -1,0 +1,99 @@
+/** Stored rows → the API's records (core/schemas/records.ts). Expired hints are shown as absent. */
+import {
+  MASKED_HEADER_VALUE,
+  SENSITIVE_HEADER_PATTERN,
+  backoffMultiplier,
+  type EndpointRecord,
+  type JobRecord,
+} from '@kairos/core';
+import type { EndpointWithJob, JobWithCount } from '@kairos/db';
+
+const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
+
+export function toJobRecord(job: JobWithCount): JobRecord {
+  return {
+    id: job.id,
+    name: job.name,
+    description: job.description,
+    status: job.status,
+    endpointCount: job.endpointCount,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+    pausedAt: iso(job.pausedAt),
+    archivedAt: iso(job.archivedAt),
+  };
+}
+
+export function maskHeaders(headers: Record<string, string> | null): Record<string, string> | null {
+  if (!headers) return null;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      SENSITIVE_HEADER_PATTERN.test(name) ? MASKED_HEADER_VALUE : value,
+    ]),
+  );
+}
+
+export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): EndpointRecord {
+  const nowMs = now.getTime();
+  const intervalActive =
+    endpoint.hintIntervalMs !== null &&
+    endpoint.hintIntervalExpiresAt !== null &&
+    endpoint.hintIntervalExpiresAt.getTime() > nowMs;
+  const oneShotActive =
+    endpoint.hintOneShotAt !== null &&
+    endpoint.hintOneShotExpiresAt !== null &&
+    endpoint.hintOneShotExpiresAt.getTime() > nowMs;
+  const pauseActive = endpoint.pausedUntil !== null && endpoint.pausedUntil.getTime() > nowMs;
+  const jobPaused = endpoint.job.status === 'paused';
+  const status = endpoint.archivedAt ? 'archived' : pauseActive || jobPaused ? 'paused' : 'active';
+  return {
+    id: endpoint.id,
+    jobId: endpoint.jobId,
+    name: endpoint.name,
+    description: endpoint.description,
+    url: endpoint.url,
+    method: endpoint.method as EndpointRecord['method'],
+    baselineIntervalMs: endpoint.baselineIntervalMs,
+    baselineCron: endpoint.baselineCron,
+    timezone: endpoint.timezone,
+    minIntervalMs: endpoint.minIntervalMs,
+    maxIntervalMs: endpoint.maxIntervalMs,
+    timeoutMs: endpoint.timeoutMs,
+    maxResponseSizeKb: endpoint.maxResponseSizeKb,
+    headersJson: maskHeaders(endpoint.headers as Record<string, string> | null),
+    bodyJson: (endpoint.body as EndpointRecord['bodyJson']) ?? null,
+    status,
+    jobPaused,
+    nextRunAt: iso(endpoint.nextRunAt),
+    lastRunAt: iso(endpoint.lastRunAt),
+    lastStatus: endpoint.lastStatus,
+    failureCount: endpoint.failureCount,
+    backoffMultiplier: backoffMultiplier(endpoint.failureCount),
+    pausedUntil: pauseActive ? iso(endpoint.pausedUntil) : null,
+    pauseReason: pauseActive ? endpoint.pauseReason : null,
+    hints: {
+      interval: intervalActive
+        ? {
+            intervalMs: endpoint.hintIntervalMs!,
+            expiresAt: endpoint.hintIntervalExpiresAt!.toISOString(),
+            reason: endpoint.hintIntervalReason,
+            origin: endpoint.hintIntervalOrigin ?? 'user',
+            setAt: iso(endpoint.hintIntervalSetAt),
+          }
+        : null,
+      oneShot: oneShotActive
+        ? {
+            nextRunAt: endpoint.hintOneShotAt!.toISOString(),
+            expiresAt: endpoint.hintOneShotExpiresAt!.toISOString(),
+            reason: endpoint.hintOneShotReason,
+            origin: endpoint.hintOneShotOrigin ?? 'user',
+            setAt: iso(endpoint.hintOneShotSetAt),
+          }
+        : null,
+    },
+    archivedAt: iso(endpoint.archivedAt),
+    createdAt: endpoint.createdAt.toISOString(),
+    updatedAt: endpoint.updatedAt.toISOString(),
+  };
+}

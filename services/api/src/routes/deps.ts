@@ -1,0 +1,17 @@
+import type { Database } from '@kairos/db';
+import type { Redis } from 'ioredis';
+import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
+import type { ApiConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { ScheduleNotifier } from '../schedule-notifier.js';
+
+/** What route modules get: no globals, so tests build an app against their own database. */
+export interface ApiDeps {
+  config: ApiConfig;
+  db: Database;
+  redis: Redis;
+  logger: Logger;
+  notifier: ScheduleNotifier;
+  apiKeys: ApiKeyAuthenticator;
+  now: () => Date;
+}

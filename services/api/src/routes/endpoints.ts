@@ -1,0 +1,186 @@
+import {
+  AppError,
+  LIMITS,
+  MASKED_HEADER_VALUE,
+  applyEndpointInput,
+  createEndpointInput,
+  endpointRecord,
+  pagingQuery,
+  updateEndpointInput,
+  type EndpointConfig,
+} from '@kairos/core';
+import {
+  archiveEndpoint,
+  createEndpoint,
+  endpointConfig,
+  getEndpoint,
+  getJob,
+  listEndpoints,
+  updateEndpoint,
+} from '@kairos/db';
+import { z } from 'zod';
+import type { RouteRegistry } from '../http/route.js';
+import { validationError } from '../http/validation.js';
+import { toEndpointRecord } from '../presenters.js';
+import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
+import type { ApiDeps } from './deps.js';
+
+const listEndpointsQuery = pagingQuery(LIMITS.listDefaultLimit).extend({
+  includeArchived: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true')
+    .meta({ description: 'Include archived endpoints (default false)' }),
+});
+
+const endpointActionResult = z
+  .object({ success: z.literal(true), endpoint: endpointRecord })
+  .meta({ id: 'EndpointActionResult' });
+
+/** A masked header value sent back unchanged keeps the stored secret (clients can PATCH what they read). */
+function keepMaskedHeaders(next: EndpointConfig, stored: EndpointConfig): void {
+  if (!next.headers || !stored.headers) return;
+  const storedByName = new Map(Object.entries(stored.headers).map(([name, value]) => [name.toLowerCase(), value]));
+  for (const [name, value] of Object.entries(next.headers)) {
+    const previous = storedByName.get(name.toLowerCase());
+    if (value === MASKED_HEADER_VALUE && previous !== undefined) next.headers[name] = previous;
+  }
+}
+
+export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): void {
+  const { db } = deps;
+  const tags = ['Endpoints'];
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/jobs/:jobId/endpoints',
+      operationId: 'createEndpoint',
+      summary: 'Add an endpoint to a job',
+      description: 'The endpoint starts executing immediately on its baseline schedule.',
+      tags,
+      body: createEndpointInput,
+      responses: { 201: { description: 'The new endpoint', schema: endpointRecord }, ...errorResponses(400, 404, 409) },
+    },
+    async ({ auth, params, body }) => {
+      const { config, issues } = applyEndpointInput(null, body);
+      if (issues.length > 0) throw validationError(issues, 'body');
+      const endpoint = await createEndpoint(db, auth.accountId, params.jobId!, config);
+      await deps.notifier.notify([endpoint.id], 'endpoint-created');
+      return { status: 201, body: toEndpointRecord(endpoint, deps.now()) };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/jobs/:jobId/endpoints',
+      operationId: 'listEndpoints',
+      summary: "List a job's endpoints, oldest first",
+      tags,
+      query: listEndpointsQuery,
+      responses: {
+        200: {
+          description: 'A page of endpoints',
+          schema: z.array(endpointRecord),
+          headers: { [TOTAL_COUNT_HEADER]: 'Endpoints matching the filter' },
+        },
+        ...errorResponses(400, 404),
+      },
+    },
+    async ({ auth, params, query }) => {
+      const { endpoints, total } = await listEndpoints(db, auth.accountId, params.jobId!, query);
+      const now = deps.now();
+      return {
+        body: endpoints.map((endpoint) => toEndpointRecord(endpoint, now)),
+        headers: { [TOTAL_COUNT_HEADER]: String(total) },
+      };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/jobs/:jobId/endpoints/:endpointId',
+      operationId: 'getJobEndpoint',
+      summary: 'Get an endpoint of a job',
+      tags,
+      responses: { 200: { description: 'The endpoint', schema: endpointRecord }, ...errorResponses(404) },
+    },
+    async ({ auth, params }) => ({
+      body: toEndpointRecord(await getEndpoint(db, auth.accountId, params.endpointId!, params.jobId!), deps.now()),
+    }),
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/endpoints/:endpointId',
+      operationId: 'getEndpoint',
+      summary: 'Get an endpoint by id',
+      tags,
+      responses: { 200: { description: 'The endpoint', schema: endpointRecord }, ...errorResponses(404) },
+    },
+    async ({ auth, params }) => ({
+      body: toEndpointRecord(await getEndpoint(db, auth.accountId, params.endpointId!), deps.now()),
+    }),
+  );
+
+  routes.add(
+    {
+      method: 'patch',
+      path: '/api/jobs/:jobId/endpoints/:endpointId',
+      operationId: 'updateEndpoint',
+      summary: 'Update an endpoint',
+      description:
+        'Any subset of the input fields; null clears an optional field. Setting one baseline replaces the other. ' +
+        'The whole resulting configuration is validated. A masked header value (********) keeps the stored value.',
+      tags,
+      body: updateEndpointInput,
+      responses: {
+        200: { description: 'The updated endpoint', schema: endpointRecord },
+        ...errorResponses(400, 404, 409),
+      },
+    },
+    async ({ auth, params, body }) => {
+      const current = await getEndpoint(db, auth.accountId, params.endpointId!, params.jobId!);
+      if (current.archivedAt) throw new AppError('CONFLICT', 'archived endpoints are read-only');
+      const stored = endpointConfig(current);
+      const { config, issues } = applyEndpointInput(stored, body);
+      if (issues.length > 0) throw validationError(issues, 'body');
+      keepMaskedHeaders(config, stored);
+      const updated = await updateEndpoint(db, auth.accountId, current.id, config, {
+        clearIntervalHint: config.baselineCron !== null,
+      });
+      await deps.notifier.notify([updated.id], 'endpoint-updated');
+      return { body: toEndpointRecord(updated, deps.now()) };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/jobs/:jobId/endpoints/:endpointId/archive',
+      operationId: 'archiveEndpoint',
+      summary: 'Archive an endpoint',
+      description: 'The endpoint stops for good; test execution is refused afterwards. Idempotent.',
+      tags,
+      responses: {
+        200: { description: 'The archived endpoint', schema: endpointActionResult },
+        ...errorResponses(404),
+      },
+    },
+    async ({ auth, params }) => {
+      await getJob(db, auth.accountId, params.jobId!);
+      const { endpoint, changed } = await archiveEndpoint(
+        db,
+        auth.accountId,
+        params.endpointId!,
+        params.jobId!,
+        deps.now(),
+      );
+      if (changed) await deps.notifier.notify([endpoint.id], 'endpoint-archived');
+      return { body: { success: true, endpoint: toEndpointRecord(endpoint, deps.now()) } };
+    },
+  );
+}

@@ -1,0 +1,109 @@
+import { createJobInput, jobRecord, listJobsQuery, updateJobInput, type JobAction } from '@kairos/core';
+import { createJob, getJob, listJobs, transitionJob, updateJob } from '@kairos/db';
+import { z } from 'zod';
+import type { RouteRegistry } from '../http/route.js';
+import { toJobRecord } from '../presenters.js';
+import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
+import type { ApiDeps } from './deps.js';
+
+const jobActionResult = z.object({ success: z.literal(true), job: jobRecord }).meta({ id: 'JobActionResult' });
+
+const ACTION_DOCS: Record<JobAction, string> = {
+  archive: 'Archives the job and all its endpoints (they stop for good). Archived is final; idempotent.',
+  pause: 'Pauses the job: none of its endpoints execute until it is resumed. Idempotent.',
+  resume: 'Resumes a paused job: its endpoints run again on their schedules. Idempotent.',
+};
+
+export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
+  const { db } = deps;
+  const tags = ['Jobs'];
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/jobs',
+      operationId: 'createJob',
+      summary: 'Create a job',
+      tags,
+      body: createJobInput,
+      responses: { 201: { description: 'The new job (status active)', schema: jobRecord }, ...errorResponses(400) },
+    },
+    async ({ auth, body }) => ({ status: 201, body: toJobRecord(await createJob(db, auth.accountId, body)) }),
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/jobs',
+      operationId: 'listJobs',
+      summary: 'List jobs, newest first',
+      tags,
+      query: listJobsQuery,
+      responses: {
+        200: {
+          description: 'A page of jobs',
+          schema: z.array(jobRecord),
+          headers: { [TOTAL_COUNT_HEADER]: 'Jobs matching the filter' },
+        },
+        ...errorResponses(400),
+      },
+    },
+    async ({ auth, query }) => {
+      const { jobs, total } = await listJobs(db, auth.accountId, query);
+      return { body: jobs.map(toJobRecord), headers: { [TOTAL_COUNT_HEADER]: String(total) } };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/jobs/:jobId',
+      operationId: 'getJob',
+      summary: 'Get a job',
+      tags,
+      responses: { 200: { description: 'The job', schema: jobRecord }, ...errorResponses(404) },
+    },
+    async ({ auth, params }) => ({ body: toJobRecord(await getJob(db, auth.accountId, params.jobId!)) }),
+  );
+
+  routes.add(
+    {
+      method: 'patch',
+      path: '/api/jobs/:jobId',
+      operationId: 'updateJob',
+      summary: 'Update a job (name, description)',
+      tags,
+      body: updateJobInput,
+      responses: { 200: { description: 'The updated job', schema: jobRecord }, ...errorResponses(400, 404, 409) },
+    },
+    async ({ auth, params, body }) => ({ body: toJobRecord(await updateJob(db, auth.accountId, params.jobId!, body)) }),
+  );
+
+  for (const action of ['archive', 'pause', 'resume'] as const) {
+    routes.add(
+      {
+        method: 'post',
+        path: `/api/jobs/:jobId/${action}`,
+        operationId: `${action}Job`,
+        summary: `${action[0]!.toUpperCase()}${action.slice(1)} a job`,
+        description: ACTION_DOCS[action],
+        tags,
+        responses: {
+          200: { description: 'The job after the change', schema: jobActionResult },
+          ...errorResponses(404, 409),
+        },
+      },
+      async ({ auth, params }) => {
+        const { job, changed, affectedEndpointIds } = await transitionJob(
+          db,
+          auth.accountId,
+          params.jobId!,
+          action,
+          deps.now(),
+        );
+        if (changed) await deps.notifier.notify(affectedEndpointIds, `job-${action}`);
+        return { body: { success: true, job: toJobRecord(job) } };
+      },
+    );
+  }
+}

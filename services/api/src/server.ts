@@ -1,0 +1,82 @@
+/**
+ * The api service: builds its dependencies from the environment, serves, and shuts down cleanly
+ * on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close pools).
+ */
+import type { AddressInfo } from 'node:net';
+import { createDatabase } from '@kairos/db';
+import { createRedisConnection } from '@kairos/queue';
+import { createApp } from './app.js';
+import { ApiKeyAuthenticator } from './auth/authenticate.js';
+import { loadApiConfig, type ApiConfig } from './config.js';
+import { createLogger, type Logger } from './logger.js';
+import { createScheduleNotifier } from './schedule-notifier.js';
+
+export interface RunningApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApi(
+  config: ApiConfig,
+  logger: Logger = createLogger('api', config.LOG_LEVEL),
+): Promise<RunningApi> {
+  const db = createDatabase({ url: config.DATABASE_URL });
+  // Producers fail fast when Redis is down (a lost notification is repaired by the reconcile sweep).
+  const redis = createRedisConnection(config.REDIS_URL, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+  });
+  redis.on('error', (error) => logger.warn('redis connection error', { error: error.message }));
+  await redis.connect();
+  const notifier = createScheduleNotifier(redis, config.KAIROS_QUEUE_PREFIX, (error) =>
+    logger.warn('schedule change not published; the reconcile sweep will repair it', { error: error.message }),
+  );
+  const apiKeys = new ApiKeyAuthenticator(db, config.KAIROS_AUTH_CACHE_SECONDS * 1000);
+  const { app } = createApp({ config, db, redis, logger, notifier, apiKeys, now: () => new Date() });
+
+  const server = app.listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info('api listening', { port });
+
+  return {
+    url,
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await notifier.close();
+      redis.disconnect();
+      await db.close();
+    },
+  };
+}
+
+export async function main(): Promise<void> {
+  let config: ApiConfig;
+  try {
+    config = loadApiConfig();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(78);
+  }
+  const logger = createLogger('api', config.LOG_LEVEL);
+  const api = await startApi(config, logger);
+  const shutdown = (signal: string) => {
+    logger.info('shutting down', { signal });
+    api.close().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error('shutdown failed', { error: error.message });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,131 @@
+/**
+ * Builds a real api app for a test file: its own cloned database, the machine's Redis under a
+ * unique queue prefix, real HTTP through supertest. Call `close()` in afterAll.
+ */
+import { randomBytes } from 'node:crypto';
+import { createDatabase, createAccount, type Database, type Tier } from '@kairos/db';
+import { createRedisConnection } from '@kairos/queue';
+import type { Redis } from 'ioredis';
+import request from 'supertest';
+import { createApp } from '../services/api/src/app.js';
+import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
+import { loadApiConfig } from '../services/api/src/config.js';
+import { createLogger } from '../services/api/src/logger.js';
+import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
+import { createTestDatabase, type TestDatabase } from './db.js';
+import { REDIS_URL } from './env.mjs';
+import { createContractChecker } from './openapi.js';
+
+export interface TestAccount {
+  accountId: string;
+  userId: string;
+  apiKey: string;
+  apiKeyId: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  headers: Record<string, string>;
+}
+
+export interface ApiClient {
+  get(path: string): Promise<ApiResponse>;
+  delete(path: string): Promise<ApiResponse>;
+  post(path: string, body?: unknown): Promise<ApiResponse>;
+  patch(path: string, body?: unknown): Promise<ApiResponse>;
+}
+
+export interface ApiHarness {
+  http: ReturnType<typeof request>;
+  db: Database;
+  redis: Redis;
+  queuePrefix: string;
+  database: TestDatabase;
+  routes: ReturnType<typeof createApp>['routes'];
+  createAccount(options?: { tier?: Tier; email?: string }): Promise<TestAccount>;
+  /** A client whose every response is checked against /api/doc (status listed, body matches). */
+  client(apiKey: string): ApiClient;
+  close(): Promise<void>;
+}
+
+export async function createApiHarness(options: { now?: () => Date } = {}): Promise<ApiHarness> {
+  const database = await createTestDatabase();
+  const db = createDatabase({ url: database.url, poolMax: 4 });
+  const redis = createRedisConnection(REDIS_URL);
+  const queuePrefix = `{kairos-test-${randomBytes(4).toString('hex')}}`;
+  const config = loadApiConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    KAIROS_QUEUE_PREFIX: queuePrefix,
+  } as NodeJS.ProcessEnv);
+  const logger = createLogger('api-test', 'error');
+  logger.silent = true;
+  const notifier = createScheduleNotifier(redis, queuePrefix, () => undefined);
+  const apiKeys = new ApiKeyAuthenticator(db, 10_000);
+  const { app, routes } = createApp({
+    config,
+    db,
+    redis,
+    logger,
+    notifier,
+    apiKeys,
+    now: options.now ?? (() => new Date()),
+  });
+  let accounts = 0;
+  const http = request(app);
+  const documentResponse = await http.get('/api/doc');
+  const expectDocumented = createContractChecker(documentResponse.body);
+  const send = async (method: 'get' | 'delete' | 'post' | 'patch', apiKey: string, path: string, body?: unknown) => {
+    let pending = http[method](path).set('x-api-key', apiKey);
+    if (body !== undefined) pending = pending.send(body as object);
+    const response = await pending;
+    expectDocumented(method, path, response.status, response.body);
+    return { status: response.status, body: response.body, headers: response.headers as Record<string, string> };
+  };
+  return {
+    http,
+    client: (apiKey) => ({
+      get: (path) => send('get', apiKey, path),
+      delete: (path) => send('delete', apiKey, path),
+      post: (path, body) => send('post', apiKey, path, body),
+      patch: (path, body) => send('patch', apiKey, path, body),
+    }),
+    db,
+    redis,
+    queuePrefix,
+    database,
+    routes,
+    async createAccount({ tier = 'free', email } = {}) {
+      accounts += 1;
+      const created = await createAccount(db, {
+        email: email ?? `user${accounts}-${randomBytes(3).toString('hex')}@example.test`,
+        tier,
+        apiKeyName: 'test',
+      });
+      return {
+        accountId: created.account.id,
+        userId: created.user.id,
+        apiKey: created.apiKey!.raw,
+        apiKeyId: created.apiKey!.record.id,
+      };
+    },
+    async close() {
+      await notifier.close();
+      const keys = await redis.keys(`${queuePrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+      await db.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A valid endpoint input; override what a test is about. */
+export const endpointInput = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'Check orders',
+  url: 'https://example.com/orders/check',
+  method: 'GET',
+  baselineIntervalMs: 60_000,
+  ...overrides,
+});
