@@ -10,8 +10,9 @@ import request from 'supertest';
 import { createApp } from '../services/api/src/app.js';
 import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
 import { loadApiConfig } from '../services/api/src/config.js';
-import { createLogger } from '../services/api/src/logger.js';
+import { createLogger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
+import { createTestRunner } from '../services/api/src/test-runner.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { REDIS_URL } from './env.mjs';
 import { createContractChecker } from './openapi.js';
@@ -43,13 +44,21 @@ export interface ApiHarness {
   queuePrefix: string;
   database: TestDatabase;
   routes: ReturnType<typeof createApp>['routes'];
+  /** The master key signing keys are encrypted under (random per harness). */
+  masterKey: Buffer;
   createAccount(options?: { tier?: Tier; email?: string }): Promise<TestAccount>;
   /** A client whose every response is checked against /api/doc (status listed, body matches). */
   client(apiKey: string): ApiClient;
   close(): Promise<void>;
 }
 
-export async function createApiHarness(options: { now?: () => Date } = {}): Promise<ApiHarness> {
+export interface ApiHarnessOptions {
+  now?: () => Date;
+  /** Added to an endpoint's timeoutMs while a test run waits for an executor (default 10 s). */
+  testRunGraceMs?: number;
+}
+
+export async function createApiHarness(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
   const database = await createTestDatabase();
   const db = createDatabase({ url: database.url, poolMax: 4 });
   const redis = createRedisConnection(REDIS_URL);
@@ -61,8 +70,15 @@ export async function createApiHarness(options: { now?: () => Date } = {}): Prom
   } as NodeJS.ProcessEnv);
   const logger = createLogger('api-test', 'error');
   logger.silent = true;
-  const notifier = createScheduleNotifier(redis, queuePrefix, () => undefined);
+  const notifier = createScheduleNotifier(db, redis, queuePrefix, () => undefined);
   const apiKeys = new ApiKeyAuthenticator(db, 10_000);
+  const masterKey = randomBytes(32);
+  const testRunner = createTestRunner({
+    connection: redis,
+    eventsConnection: createRedisConnection(REDIS_URL),
+    prefix: queuePrefix,
+    ...(options.testRunGraceMs !== undefined ? { graceMs: options.testRunGraceMs } : {}),
+  });
   const { app, routes } = createApp({
     config,
     db,
@@ -70,6 +86,8 @@ export async function createApiHarness(options: { now?: () => Date } = {}): Prom
     logger,
     notifier,
     apiKeys,
+    testRunner,
+    masterKey,
     now: options.now ?? (() => new Date()),
   });
   let accounts = 0;
@@ -96,13 +114,18 @@ export async function createApiHarness(options: { now?: () => Date } = {}): Prom
     queuePrefix,
     database,
     routes,
+    masterKey,
     async createAccount({ tier = 'free', email } = {}) {
       accounts += 1;
-      const created = await createAccount(db, {
-        email: email ?? `user${accounts}-${randomBytes(3).toString('hex')}@example.test`,
-        tier,
-        apiKeyName: 'test',
-      });
+      const created = await createAccount(
+        db,
+        {
+          email: email ?? `user${accounts}-${randomBytes(3).toString('hex')}@example.test`,
+          tier,
+          apiKeyName: 'test',
+        },
+        { masterKey },
+      );
       return {
         accountId: created.account.id,
         userId: created.user.id,
@@ -112,6 +135,7 @@ export async function createApiHarness(options: { now?: () => Date } = {}): Prom
     },
     async close() {
       await notifier.close();
+      await testRunner.close();
       const keys = await redis.keys(`${queuePrefix}*`);
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();

@@ -2,6 +2,7 @@ import { AppError, generateSecret, newId } from '@kairos/core';
 import type { Database } from './client.js';
 import type { Account, ApiKey, Tier, User } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
+import { newSigningKey, type SigningKeyInfo } from './signing-keys.js';
 
 export interface CreateAccountInput {
   email: string;
@@ -16,13 +17,28 @@ export interface CreatedAccount {
   account: Account;
   user: User;
   apiKey: { record: ApiKey; raw: string } | null;
+  /** Created with the account (SPEC "Signing keys"); its raw value is shown only by a later rotate. */
+  signingKey: SigningKeyInfo;
 }
 
-/** A new tenant with its first user (and optionally its first API key), in one transaction. */
-export async function createAccount(db: Database, input: CreateAccountInput): Promise<CreatedAccount> {
+export interface CreateAccountOptions {
+  /** Encrypts the account's signing key at rest. */
+  masterKey: Buffer;
+}
+
+/**
+ * A new tenant with its first user, its outbound signing key (and optionally its first API key),
+ * in one transaction.
+ */
+export async function createAccount(
+  db: Database,
+  input: CreateAccountInput,
+  options: CreateAccountOptions,
+): Promise<CreatedAccount> {
   const accountId = newId();
   const userId = newId();
   const secret = input.apiKeyName ? generateSecret('kairos') : null;
+  const { keyPrefix, encryptedKey } = newSigningKey(options.masterKey);
   try {
     return await db.prisma.$transaction(async (tx) => {
       const account = await tx.account.create({
@@ -52,7 +68,11 @@ export async function createAccount(db: Database, input: CreateAccountInput): Pr
             }),
           }
         : null;
-      return { account, user, apiKey };
+      const signingKey = await tx.signingKey.create({
+        data: { id: newId(), accountId, keyPrefix, encryptedKey },
+        select: { id: true, accountId: true, keyPrefix: true, createdAt: true, rotatedAt: true },
+      });
+      return { account, user, apiKey, signingKey };
     });
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {

@@ -10,8 +10,10 @@ export const QUEUES = {
   due: 'due',
   /** Something about an endpoint's schedule changed; recompute it now (api → scheduler). */
   scheduleChanges: 'schedule-changes',
-  /** An execution was recorded (executor → scheduler, planner). */
+  /** An execution was recorded (executor → scheduler, which recomputes and forwards to the planner). */
   runCompleted: 'run-completed',
+  /** "Test now" executions requested through the API (api → executor; the API awaits the result). */
+  testRuns: 'test-runs',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

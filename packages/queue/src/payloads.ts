@@ -6,3 +6,50 @@ export const scheduleChangePayload = z.object({
   reason: z.string(),
 });
 export type ScheduleChangePayload = z.infer<typeof scheduleChangePayload>;
+
+/**
+ * scheduler → executor: the one pending execution of an endpoint. `scheduleVersion` is the
+ * endpoint's version when this was scheduled; the executor drops the job when it no longer matches
+ * (a later change superseded it). `runId` is fixed here so a retried delivery keeps its id.
+ */
+export const dueRunPayload = z.object({
+  endpointId: z.string(),
+  accountId: z.string(),
+  scheduleVersion: z.number().int(),
+  runId: z.string(),
+  scheduledAt: z.string(),
+  source: z.string(),
+});
+export type DueRunPayload = z.infer<typeof dueRunPayload>;
+
+/** BullMQ job id of an endpoint's pending execution (custom ids may not contain ':'). */
+export const dueJobId = (endpointId: string, scheduleVersion: number): string => `${endpointId}.${scheduleVersion}`;
+
+/** executor → scheduler: a scheduled execution was recorded. */
+export const runCompletedPayload = z.object({
+  runId: z.string(),
+  endpointId: z.string(),
+  accountId: z.string(),
+  status: z.enum(['success', 'failed']),
+  source: z.string(),
+});
+export type RunCompletedPayload = z.infer<typeof runCompletedPayload>;
+
+/** api → executor: run this endpoint now as a test (no scheduling state changes). */
+export const testRunPayload = z.object({
+  runId: z.string(),
+  endpointId: z.string(),
+  accountId: z.string(),
+});
+export type TestRunPayload = z.infer<typeof testRunPayload>;
+
+/** executor → api: what a test run returned (also recorded as a run with source "test"). */
+export const testRunResult = z.object({
+  runId: z.string(),
+  status: z.enum(['success', 'failed']),
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable(),
+  responseBody: z.unknown().optional(),
+  errorMessage: z.string().optional(),
+});
+export type TestRunResult = z.infer<typeof testRunResult>;

@@ -5,9 +5,13 @@ import { registerDocsRoutes } from './docs/routes.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
 import { RouteRegistry } from './http/route.js';
+import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import type { ApiDeps } from './routes/deps.js';
+import { registerRunRoutes } from './routes/runs.js';
+import { registerSchedulingRoutes } from './routes/scheduling.js';
+import { registerSigningKeyRoutes } from './routes/signing-keys.js';
 import { registerSystemRoutes } from './routes/system.js';
 
 export function createApp(deps: ApiDeps): { app: Express; routes: RouteRegistry } {
@@ -25,6 +29,10 @@ export function createApp(deps: ApiDeps): { app: Express; routes: RouteRegistry 
   registerSystemRoutes(routes, deps);
   registerJobRoutes(routes, deps);
   registerEndpointRoutes(routes, deps);
+  registerSchedulingRoutes(routes, deps);
+  registerRunRoutes(routes, deps);
+  registerDashboardRoutes(routes, deps);
+  registerSigningKeyRoutes(routes, deps);
   registerDocsRoutes(router, routes, deps);
   app.use(router);
 

@@ -1,8 +1,10 @@
 /**
- * Tells the scheduler that endpoints' schedules changed (api → schedule-changes queue). The
- * scheduler recomputes and replaces the pending execution at once; if this publish is lost (Redis
- * down), the scheduler's periodic reconcile from PostgreSQL repairs it, so no change is lost.
+ * Tells the scheduler that endpoints' schedules changed (api → schedule-changes queue). The rows
+ * are first marked dirty in PostgreSQL, then the change is published; the scheduler recomputes and
+ * replaces the pending execution at once. If the publish is lost (Redis down), the reconcile sweep
+ * finds the dirty rows and recomputes them, so no change is lost.
  */
+import { markScheduleDirty, type Database } from '@kairos/db';
 import { QUEUES, type ScheduleChangePayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -13,6 +15,7 @@ export interface ScheduleNotifier {
 }
 
 export function createScheduleNotifier(
+  db: Database,
   connection: Redis,
   prefix: string,
   onError: (error: Error) => void,
@@ -25,6 +28,7 @@ export function createScheduleNotifier(
   return {
     async notify(endpointIds, reason) {
       if (endpointIds.length === 0) return;
+      await markScheduleDirty(db, endpointIds, new Date());
       try {
         await queue.add('change', { endpointIds, reason });
       } catch (error) {

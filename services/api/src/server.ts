@@ -8,8 +8,10 @@ import { createRedisConnection } from '@kairos/queue';
 import { createApp } from './app.js';
 import { ApiKeyAuthenticator } from './auth/authenticate.js';
 import { loadApiConfig, type ApiConfig } from './config.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger } from '@kairos/runtime';
+import { resolveMasterKey } from '@kairos/runtime';
 import { createScheduleNotifier } from './schedule-notifier.js';
+import { createTestRunner } from './test-runner.js';
 
 export interface RunningApi {
   url: string;
@@ -19,6 +21,7 @@ export interface RunningApi {
 export async function startApi(
   config: ApiConfig,
   logger: Logger = createLogger('api', config.LOG_LEVEL),
+  masterKey: Buffer = resolveMasterKeyFromConfig(config, logger),
 ): Promise<RunningApi> {
   const db = createDatabase({ url: config.DATABASE_URL });
   // Producers fail fast when Redis is down (a lost notification is repaired by the reconcile sweep).
@@ -29,11 +32,27 @@ export async function startApi(
   });
   redis.on('error', (error) => logger.warn('redis connection error', { error: error.message }));
   await redis.connect();
-  const notifier = createScheduleNotifier(redis, config.KAIROS_QUEUE_PREFIX, (error) =>
+  const notifier = createScheduleNotifier(db, redis, config.KAIROS_QUEUE_PREFIX, (error) =>
     logger.warn('schedule change not published; the reconcile sweep will repair it', { error: error.message }),
   );
   const apiKeys = new ApiKeyAuthenticator(db, config.KAIROS_AUTH_CACHE_SECONDS * 1000);
-  const { app } = createApp({ config, db, redis, logger, notifier, apiKeys, now: () => new Date() });
+  const testRunner = createTestRunner({
+    connection: redis,
+    eventsConnection: createRedisConnection(config.REDIS_URL),
+    prefix: config.KAIROS_QUEUE_PREFIX,
+    onError: (message, meta) => logger.warn(message, meta),
+  });
+  const { app } = createApp({
+    config,
+    db,
+    redis,
+    logger,
+    notifier,
+    apiKeys,
+    testRunner,
+    masterKey,
+    now: () => new Date(),
+  });
 
   const server = app.listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
@@ -51,6 +70,7 @@ export async function startApi(
       server.closeIdleConnections();
       await closed;
       await notifier.close();
+      await testRunner.close();
       redis.disconnect();
       await db.close();
     },
@@ -66,7 +86,14 @@ export async function main(): Promise<void> {
     process.exit(78);
   }
   const logger = createLogger('api', config.LOG_LEVEL);
-  const api = await startApi(config, logger);
+  let masterKey: Buffer;
+  try {
+    masterKey = resolveMasterKeyFromConfig(config, logger);
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(78);
+  }
+  const api = await startApi(config, logger, masterKey);
   const shutdown = (signal: string) => {
     logger.info('shutting down', { signal });
     api.close().then(
@@ -79,4 +106,12 @@ export async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function resolveMasterKeyFromConfig(config: ApiConfig, logger: Logger): Buffer {
+  return resolveMasterKey({
+    value: config.KAIROS_MASTER_KEY,
+    nodeEnv: config.NODE_ENV,
+    warn: (message) => logger.warn(message),
+  });
 }

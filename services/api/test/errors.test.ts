@@ -132,7 +132,7 @@ async function createApiHarnessClone(options: { breakDatabase?: boolean } = {}) 
   const { createApp } = await import('../src/app.js');
   const { ApiKeyAuthenticator } = await import('../src/auth/authenticate.js');
   const { loadApiConfig } = await import('../src/config.js');
-  const { createLogger } = await import('../src/logger.js');
+  const { createLogger } = await import('@kairos/runtime');
   const { createDatabase } = await import('@kairos/db');
   const request = (await import('supertest')).default;
   const db = options.breakDatabase ? createDatabase({ url: 'postgresql://postgres@127.0.0.1:1/none' }) : harness.db;
@@ -147,6 +147,8 @@ async function createApiHarnessClone(options: { breakDatabase?: boolean } = {}) 
     logger,
     notifier: { notify: async () => undefined, close: async () => undefined },
     apiKeys,
+    testRunner: { run: async () => Promise.reject(new Error('no executor')), close: async () => undefined },
+    masterKey: harness.masterKey,
     now: () => new Date(),
   });
   return request(app);

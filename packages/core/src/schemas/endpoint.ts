@@ -111,15 +111,10 @@ const endpointFields = {
   baselineIntervalMs: intervalMs('baselineIntervalMs')
     .nullable()
     .meta({ description: 'Milliseconds between runs (exactly one of this or baselineCron)', example: 60000 }),
-  baselineCron: z
-    .string()
-    .trim()
-    .max(LIMITS.cronMaxLength)
-    .nullable()
-    .meta({
-      description: 'Cron expression, five fields (exactly one of this or baselineIntervalMs)',
-      example: '*/5 * * * *',
-    }),
+  baselineCron: z.string().trim().max(LIMITS.cronMaxLength).nullable().meta({
+    description: 'Cron expression, five fields (exactly one of this or baselineIntervalMs)',
+    example: '*/5 * * * *',
+  }),
   timezone: z.string().refine(isValidTimezone, 'must be an IANA time zone such as Europe/Berlin').meta({
     description: 'IANA time zone for baselineCron (default UTC)',
   }),

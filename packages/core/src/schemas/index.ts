@@ -3,3 +3,5 @@ export * from './endpoint.js';
 export * from './job.js';
 export * from './limits.js';
 export * from './records.js';
+export * from './runs.js';
+export * from './scheduling.js';

@@ -20,6 +20,7 @@ import {
   type Database,
   type Tier,
 } from '@kairos/db';
+import { resolveMasterKey } from '@kairos/runtime';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
 const USAGE = `usage:
@@ -72,14 +73,24 @@ async function run(argv: string[]): Promise<void> {
     if (!email || !/^[^\s@]+@[^\s@]+$/.test(email)) throw new UsageError('--email <email> is required');
     const tier = (values.tier ?? 'free') as Tier;
     if (!TIERS.includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`);
+    // Same resolution as the api service (KAIROS_MASTER_KEY, else the development key file).
+    const masterKey = resolveMasterKey({
+      value: process.env.KAIROS_MASTER_KEY,
+      nodeEnv: process.env.NODE_ENV,
+      warn: (message) => console.error(`kairos: ${message}`),
+    });
     await withDatabase(async (db) => {
-      const created = await createAccount(db, {
-        email,
-        tier,
-        operator: values.operator,
-        apiKeyName: 'default',
-        ...(values.name ? { name: values.name } : {}),
-      });
+      const created = await createAccount(
+        db,
+        {
+          email,
+          tier,
+          operator: values.operator,
+          apiKeyName: 'default',
+          ...(values.name ? { name: values.name } : {}),
+        },
+        { masterKey },
+      );
       print(
         values.json,
         {
@@ -91,6 +102,7 @@ async function run(argv: string[]): Promise<void> {
           apiKey: created.apiKey!.raw,
           apiKeyId: created.apiKey!.record.id,
           apiKeyPrefix: created.apiKey!.record.prefix,
+          signingKeyPrefix: created.signingKey.keyPrefix,
         },
         `account ${created.account.id} (${created.account.tier}) for ${created.user.email}\napi key (shown once): ${created.apiKey!.raw}`,
       );

@@ -10,7 +10,7 @@ export const API_VERSION = '0.1.0';
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 
-export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: string) {
+export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: string): ReturnType<typeof createDocument> {
   const paths: ZodOpenApiPathsObject = {};
   for (const { spec } of routes) {
     const pathParams = [...spec.path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]!);

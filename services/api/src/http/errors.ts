@@ -5,7 +5,7 @@
  */
 import { AppError, LIMITS } from '@kairos/core';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@kairos/runtime';
 
 interface BodyParserError extends Error {
   type?: string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../logger.js';
+import type { Logger } from '@kairos/runtime';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 

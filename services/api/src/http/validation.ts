@@ -26,7 +26,7 @@ export function zodIssues(error: z.ZodError): FieldIssue[] {
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   if (!result.success) throw validationError(zodIssues(result.error), where);
   return result.data;
 }

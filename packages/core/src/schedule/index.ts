@@ -1,0 +1,15 @@
+export { backoffMultiplier } from './backoff.js';
+export { isValidTimezone, latestCronTimeAtOrBefore, nextCronTime, parseCron } from './cron.js';
+export type { CronCheck } from './cron.js';
+export { isHintActive } from './hints.js';
+export { computeNextRun, describeOneShot } from './next-run.js';
+export type {
+  ClampKind,
+  NextRun,
+  NextRunExplanation,
+  OneShotState,
+  RunSource,
+  ScheduleInput,
+  ScheduleRule,
+} from './next-run.js';
+export { nextCronSlot, nextIntervalSlot } from './slots.js';

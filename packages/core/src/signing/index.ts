@@ -1,0 +1,2 @@
+export * from './signature.js';
+export * from './secret-box.js';

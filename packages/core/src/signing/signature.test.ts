@@ -1,0 +1,96 @@
+import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
+import { generateSigningKey, signPayload, signingKeyPrefix, verifySignature } from './signature.js';
+
+const RAW_KEY = '5f0c2a9e8b7d6c5f4e3d2c1b0a998877665544332211ffeeddccbbaa00112233';
+const NOW_SEC = 1_790_000_000;
+
+describe('generateSigningKey', () => {
+  it('returns 64 lowercase hex characters, different each time', () => {
+    const first = generateSigningKey();
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(generateSigningKey()).not.toBe(first);
+  });
+
+  it('has a short visible prefix', () => {
+    expect(signingKeyPrefix(RAW_KEY)).toBe('5f0c2a9e');
+  });
+});
+
+describe('signPayload', () => {
+  it('is HMAC-SHA256 keyed with the raw key string over "<timestamp>.<body>"', () => {
+    const body = '{"since":"2026-11-21T10:00:00.000Z"}';
+    const expected = createHmac('sha256', RAW_KEY).update(`${NOW_SEC}.${body}`).digest('hex');
+    expect(signPayload(RAW_KEY, NOW_SEC, body)).toBe(`sha256=${expected}`);
+  });
+
+  it('signs the empty body of a GET', () => {
+    const expected = createHmac('sha256', RAW_KEY).update(`${NOW_SEC}.`).digest('hex');
+    expect(signPayload(RAW_KEY, NOW_SEC, '')).toBe(`sha256=${expected}`);
+  });
+
+  it('signs multi-byte bodies as UTF-8', () => {
+    const body = '{"name":"Zürich ☀"}';
+    const expected = createHmac('sha256', Buffer.from(RAW_KEY, 'utf8'))
+      .update(Buffer.from(`${NOW_SEC}.${body}`, 'utf8'))
+      .digest('hex');
+    expect(signPayload(RAW_KEY, NOW_SEC, body)).toBe(`sha256=${expected}`);
+  });
+
+  it('rejects a non-integer timestamp (milliseconds passed by mistake would still be an integer)', () => {
+    expect(() => signPayload(RAW_KEY, 1.5, '')).toThrow(RangeError);
+  });
+});
+
+describe('verifySignature', () => {
+  const body = '{"a":1}';
+  const header = signPayload(RAW_KEY, NOW_SEC, body);
+
+  it.each([
+    ['the exact request', RAW_KEY, NOW_SEC, body, header, true],
+    ['an upper-case hex digest', RAW_KEY, NOW_SEC, body, header.toUpperCase().replace('SHA256=', 'sha256='), true],
+    ['a tampered body', RAW_KEY, NOW_SEC, '{"a":2}', header, false],
+    ['a tampered timestamp', RAW_KEY, NOW_SEC + 1, body, header, false],
+    ['another key', generateSigningKey(), NOW_SEC, body, header, false],
+    ['a missing scheme', RAW_KEY, NOW_SEC, body, header.slice('sha256='.length), false],
+    ['a truncated digest', RAW_KEY, NOW_SEC, body, header.slice(0, -2), false],
+    ['garbage', RAW_KEY, NOW_SEC, body, 'sha256=not-hex', false],
+  ])('%s', (_name, key, timestampSec, receivedBody, receivedHeader, valid) => {
+    expect(verifySignature(key, timestampSec, receivedBody, receivedHeader, NOW_SEC)).toBe(valid);
+  });
+
+  it.each([
+    ['signed now', 0, true],
+    ['299 s old', 299, true],
+    ['exactly at the 300 s tolerance', 300, true],
+    ['301 s old (replay)', 301, false],
+    ['301 s in the future', -301, false],
+    ['an hour old', 3600, false],
+  ])('tolerance window: %s', (_name, ageSec, valid) => {
+    const signedAt = NOW_SEC - ageSec;
+    expect(verifySignature(RAW_KEY, signedAt, body, signPayload(RAW_KEY, signedAt, body), NOW_SEC)).toBe(valid);
+  });
+
+  it('honours a custom tolerance', () => {
+    const signedAt = NOW_SEC - 60;
+    expect(verifySignature(RAW_KEY, signedAt, body, signPayload(RAW_KEY, signedAt, body), NOW_SEC, 30)).toBe(false);
+  });
+
+  it('accepts every signed body and rejects any single-character change (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.string(),
+        fc.nat({ max: 299 }),
+        fc.string({ minLength: 1, maxLength: 1 }),
+        (payload, age, extra) => {
+          const signedAt = NOW_SEC - age;
+          const signature = signPayload(RAW_KEY, signedAt, payload);
+          return (
+            verifySignature(RAW_KEY, signedAt, payload, signature, NOW_SEC) &&
+            !verifySignature(RAW_KEY, signedAt, payload + extra, signature, NOW_SEC)
+          );
+        },
+      ),
+    );
+  });
+});

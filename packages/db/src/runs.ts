@@ -1,0 +1,107 @@
+/**
+ * The read side of runs (the executor writes them, see executions.ts): lists, one run, and an
+ * endpoint's health over a window. Tenant-scoped through the run's and the endpoint's accountId.
+ */
+import { notFound, type RunStatusValue } from '@kairos/core';
+import type { Database } from './client.js';
+import type { Run } from './generated/prisma/client.js';
+
+async function assertEndpointVisible(db: Database, accountId: string, endpointId: string) {
+  const endpoint = await db.prisma.endpoint.findFirst({
+    where: { id: endpointId, accountId },
+    select: { id: true, lastRunAt: true, lastStatus: true, failureCount: true },
+  });
+  if (!endpoint) throw notFound('endpoint', endpointId);
+  return endpoint;
+}
+
+/** An endpoint's runs, newest first (startedAt, then id: both descending). */
+export async function listRuns(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  query: { limit: number; offset: number; status?: RunStatusValue | undefined },
+): Promise<{ runs: Run[]; total: number }> {
+  await assertEndpointVisible(db, accountId, endpointId);
+  const where = { accountId, endpointId, ...(query.status ? { status: query.status } : {}) };
+  const [runs, total] = await Promise.all([
+    db.prisma.run.findMany({
+      where,
+      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+      take: query.limit,
+      skip: query.offset,
+    }),
+    db.prisma.run.count({ where }),
+  ]);
+  return { runs, total };
+}
+
+export async function getRun(db: Database, accountId: string, runId: string): Promise<Run> {
+  const run = await db.prisma.run.findFirst({ where: { id: runId, accountId } });
+  if (!run) throw notFound('run', runId);
+  return run;
+}
+
+export interface EndpointHealth {
+  endpointId: string;
+  sinceHours: number;
+  totalRuns: number;
+  successCount: number;
+  failureCount: number;
+  /** Percent, two decimals; 0 when there are no runs. */
+  successRate: number;
+  avgDurationMs: number;
+  p95DurationMs: number;
+  lastRunAt: Date | null;
+  lastStatus: RunStatusValue | null;
+  failureStreak: number;
+}
+
+/**
+ * Counts and durations of every run (test runs included) started in the last `sinceHours` before
+ * `now`: one aggregate over the (endpointId, startedAt) index. The latest run and the failure
+ * streak come from the endpoint row, so they agree with the endpoint record (scheduled runs only).
+ */
+export async function getEndpointHealth(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  sinceHours: number,
+  now: Date,
+): Promise<EndpointHealth> {
+  const endpoint = await assertEndpointVisible(db, accountId, endpointId);
+  const since = new Date(now.getTime() - sinceHours * 3_600_000);
+  const { rows } = await db.pool.query<{
+    total: number;
+    succeeded: number;
+    avg_ms: number | null;
+    p95_ms: number | null;
+  }>(
+    `SELECT count(*)::int AS total,
+            (count(*) FILTER (WHERE status = 'success'))::int AS succeeded,
+            avg("durationMs")::float8 AS avg_ms,
+            percentile_cont(0.95) WITHIN GROUP (ORDER BY "durationMs")::float8 AS p95_ms
+       FROM runs
+      WHERE "endpointId" = $1 AND "accountId" = $2 AND "startedAt" > $3`,
+    [endpointId, accountId, since],
+  );
+  const { total, succeeded, avg_ms: avgMs, p95_ms: p95Ms } = rows[0]!;
+  return {
+    endpointId,
+    sinceHours,
+    totalRuns: total,
+    successCount: succeeded,
+    failureCount: total - succeeded,
+    successRate: percentOf(succeeded, total),
+    avgDurationMs: Math.round(avgMs ?? 0),
+    p95DurationMs: Math.round(p95Ms ?? 0),
+    lastRunAt: endpoint.lastRunAt,
+    lastStatus: endpoint.lastStatus,
+    failureStreak: endpoint.failureCount,
+  };
+}
+
+/** part / whole as a percentage with two decimals; 0 when whole is 0. */
+export function percentOf(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
+}

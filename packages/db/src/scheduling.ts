@@ -1,0 +1,92 @@
+/**
+ * Scheduling control writes (pause, hints, reset failures) on one endpoint. Each change runs under
+ * the endpoint's row lock, so the check (`decide`, which may throw a VALIDATION_ERROR) sees the
+ * state the write replaces: a concurrent PATCH to a cron baseline or an archive cannot slip in
+ * between. The row is marked schedule-dirty in the same statement; the caller then notifies the
+ * scheduler, whose recompute clears the mark (a lost notification is found by the reconcile sweep).
+ */
+import { AppError, notFound } from '@kairos/core';
+import type { Database } from './client.js';
+import { getEndpoint, type EndpointWithJob } from './endpoints.js';
+import type { ChangeOrigin, Endpoint, Prisma } from './generated/prisma/client.js';
+
+export type ScheduleChange =
+  | { kind: 'pause'; pausedUntil: Date | null; reason: string | null; origin: ChangeOrigin }
+  | { kind: 'interval-hint'; intervalMs: number; expiresAt: Date; reason: string; origin: ChangeOrigin }
+  | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: ChangeOrigin }
+  | { kind: 'clear-hints' }
+  | { kind: 'reset-failures' };
+
+const CLEARED_INTERVAL_HINT = {
+  hintIntervalMs: null,
+  hintIntervalExpiresAt: null,
+  hintIntervalReason: null,
+  hintIntervalOrigin: null,
+  hintIntervalSetAt: null,
+} as const;
+
+const CLEARED_ONE_SHOT_HINT = {
+  hintOneShotAt: null,
+  hintOneShotExpiresAt: null,
+  hintOneShotReason: null,
+  hintOneShotOrigin: null,
+  hintOneShotSetAt: null,
+} as const;
+
+function changeData(change: ScheduleChange, now: Date): Prisma.EndpointUpdateInput {
+  switch (change.kind) {
+    case 'pause':
+      return change.pausedUntil === null
+        ? { pausedUntil: null, pauseReason: null, pauseOrigin: null }
+        : { pausedUntil: change.pausedUntil, pauseReason: change.reason, pauseOrigin: change.origin };
+    case 'interval-hint':
+      return {
+        hintIntervalMs: change.intervalMs,
+        hintIntervalExpiresAt: change.expiresAt,
+        hintIntervalReason: change.reason,
+        hintIntervalOrigin: change.origin,
+        hintIntervalSetAt: now,
+      };
+    case 'one-shot-hint':
+      return {
+        hintOneShotAt: change.nextRunAt,
+        hintOneShotExpiresAt: change.expiresAt,
+        hintOneShotReason: change.reason,
+        hintOneShotOrigin: change.origin,
+        hintOneShotSetAt: now,
+      };
+    case 'clear-hints':
+      return { ...CLEARED_INTERVAL_HINT, ...CLEARED_ONE_SHOT_HINT };
+    case 'reset-failures':
+      return { failureCount: 0 };
+  }
+}
+
+/**
+ * Applies the change `decide` makes from the locked endpoint. NOT_FOUND for another account's or
+ * an unknown endpoint, CONFLICT for an archived one.
+ */
+export async function changeEndpointSchedule(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  now: Date,
+  decide: (endpoint: Endpoint) => ScheduleChange,
+): Promise<EndpointWithJob> {
+  await db.prisma.$transaction(async (tx) => {
+    const [locked] = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM endpoints WHERE id = ${endpointId}::uuid AND "accountId" = ${accountId}::uuid FOR UPDATE`;
+    if (!locked) throw notFound('endpoint', endpointId);
+    const endpoint = await tx.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+    if (endpoint.archivedAt) {
+      throw new AppError('CONFLICT', 'archived endpoints cannot be paused, hinted or reset', {
+        archivedAt: endpoint.archivedAt.toISOString(),
+      });
+    }
+    await tx.endpoint.update({
+      where: { id: endpointId },
+      data: { ...changeData(decide(endpoint), now), scheduleDirtyAt: now },
+    });
+  });
+  return getEndpoint(db, accountId, endpointId);
+}

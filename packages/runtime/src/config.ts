@@ -1,0 +1,30 @@
+/**
+ * Service configuration: environment variables only, validated once at start with one clear
+ * message listing every problem (documented in the README's Configuration table).
+ */
+import { z } from 'zod';
+
+export const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+/** Settings every service shares. */
+export const baseConfigShape = {
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgresql:// URL')
+    .default('postgresql://postgres@127.0.0.1:5432/kairos'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// URL')
+    .default('redis://127.0.0.1:6379'),
+  KAIROS_QUEUE_PREFIX: z.string().min(1).default('{kairos}'),
+  LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
+};
+
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

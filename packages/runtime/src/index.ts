@@ -1,0 +1,3 @@
+export * from './config.js';
+export * from './logger.js';
+export * from './master-key.js';

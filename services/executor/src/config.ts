@@ -1,0 +1,25 @@
+import { baseConfigShape, booleanFlag, loadConfig } from '@kairos/runtime';
+import { z } from 'zod';
+
+const schema = z.object({
+  ...baseConfigShape,
+  /** Executions in flight per executor process. */
+  EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(100),
+  /** Allow calls to private, loopback and link-local addresses (self-hosting on a private network). */
+  KAIROS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
+  /** Comma-separated CIDR ranges allowed despite the private-address guard, e.g. 10.1.0.0/16. */
+  KAIROS_ALLOWED_TARGET_CIDRS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  KAIROS_MASTER_KEY: z.string().optional(),
+  EXECUTOR_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+});
+
+export type ExecutorConfig = z.infer<typeof schema>;
+export const loadExecutorConfig = (env: NodeJS.ProcessEnv = process.env): ExecutorConfig => loadConfig(schema, env);

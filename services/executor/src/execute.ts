@@ -1,0 +1,156 @@
+/**
+ * One execution, from a queued job to a recorded Run:
+ *   load the endpoint fresh → skip if it must not run → call it → record the run (+ state) → emit.
+ * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
+ * or the job is stale (a later change superseded it: its scheduleVersion no longer matches). When a
+ * skip is not caused by staleness, the scheduler is asked to recompute so the endpoint's next
+ * execution reflects the state that caused the skip.
+ */
+import { decryptSecret } from '@kairos/core';
+import {
+  loadExecutionTarget,
+  recordScheduledRun,
+  recordTestRun,
+  type Database,
+  type ExecutionTarget,
+  type RunOutcome,
+} from '@kairos/db';
+import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
+import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
+import type { RunningLock } from './running-lock.js';
+
+export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap';
+
+export type DueRunResult =
+  { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
+
+export interface ExecuteDeps {
+  db: Database;
+  http: HttpExecutor;
+  lock: RunningLock;
+  masterKey: Buffer;
+  now: () => Date;
+}
+
+/** Seconds beyond the request timeout that an execution's lock outlives it (record + emit). */
+const LOCK_MARGIN_MS = 30_000;
+
+function skipReason(target: ExecutionTarget | null, payload: DueRunPayload, now: Date): SkipReason | null {
+  if (!target) return 'missing';
+  if (target.archivedAt) return 'archived';
+  if (target.jobStatus !== 'active') return 'job-not-active';
+  if (target.scheduleVersion !== payload.scheduleVersion) return 'stale';
+  if (target.pausedUntil && target.pausedUntil > now) return 'paused';
+  return null;
+}
+
+export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, attempt: number): Promise<DueRunResult> {
+  let target = await loadExecutionTarget(deps.db, payload.endpointId);
+  if (target && target.scheduleVersion < payload.scheduleVersion) {
+    // The job is newer than the row we read: its recompute has not committed yet. Wait for it.
+    target = await loadExecutionTarget(deps.db, payload.endpointId, { waitForSchedule: true });
+  }
+  const reason = skipReason(target, payload, deps.now());
+  if (reason || !target) return { kind: 'skipped', reason: reason ?? 'missing' };
+  if (!(await deps.lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS))) {
+    return { kind: 'skipped', reason: 'overlap' };
+  }
+  try {
+    const scheduledAt = new Date(payload.scheduledAt);
+    const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
+    const run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
+    const firstDelivery = await recordScheduledRun(deps.db, run);
+    return { kind: 'recorded', run, firstDelivery };
+  } finally {
+    await deps.lock.release(target.id, payload.runId);
+  }
+}
+
+/** "Test now": runs even when paused; refused when archived; never touches scheduling state. */
+export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload): Promise<TestRunResult> {
+  const target = await loadExecutionTarget(deps.db, payload.endpointId);
+  if (!target || target.accountId !== payload.accountId) throw new Error(`endpoint ${payload.endpointId} not found`);
+  if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
+  const scheduledAt = deps.now();
+  const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
+  const run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1);
+  await recordTestRun(deps.db, run);
+  return {
+    runId: run.id,
+    status: run.status,
+    durationMs: run.durationMs,
+    statusCode: run.statusCode,
+    ...(run.status === 'success' ? { responseBody: run.responseBody } : { errorMessage: run.errorMessage ?? 'failed' }),
+  };
+}
+
+async function callEndpoint(
+  deps: ExecuteDeps,
+  target: ExecutionTarget,
+  runId: string,
+  scheduledAt: Date,
+): Promise<HttpOutcome> {
+  // Decrypted per execution: a rotated key signs the very next request (no cache to go stale).
+  // A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
+  let signingKey: string | null = null;
+  try {
+    signingKey = target.encryptedSigningKey ? decryptSecret(target.encryptedSigningKey, deps.masterKey) : null;
+  } catch {
+    const now = deps.now();
+    return {
+      status: 'failed',
+      statusCode: null,
+      durationMs: 0,
+      startedAt: now,
+      completedAt: now,
+      responseBody: null,
+      responseFormat: null,
+      responseTruncated: false,
+      responseSizeBytes: null,
+      errorKind: 'invalid_request',
+      errorMessage:
+        'the signing key could not be decrypted (KAIROS_MASTER_KEY changed?); the request was not sent unsigned',
+      finalUrl: null,
+    };
+  }
+  return deps.http.execute(
+    {
+      url: target.url,
+      method: target.method as HttpMethod,
+      headers: target.headers ?? {},
+      body: target.body as string | Record<string, unknown> | null,
+      timeoutMs: target.timeoutMs,
+      maxResponseSizeKb: target.maxResponseSizeKb,
+    },
+    { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey },
+  );
+}
+
+function toRun(
+  target: ExecutionTarget,
+  runId: string,
+  source: string,
+  scheduledAt: Date,
+  outcome: HttpOutcome,
+  attempt: number,
+): RunOutcome {
+  return {
+    id: runId,
+    accountId: target.accountId,
+    endpointId: target.id,
+    source,
+    status: outcome.status,
+    scheduledAt,
+    startedAt: outcome.startedAt,
+    completedAt: outcome.completedAt,
+    durationMs: outcome.durationMs,
+    statusCode: outcome.statusCode,
+    responseBody: outcome.responseBody,
+    responseFormat: outcome.responseFormat,
+    responseTruncated: outcome.responseTruncated,
+    responseSizeBytes: outcome.responseSizeBytes,
+    errorKind: outcome.errorKind,
+    errorMessage: outcome.errorMessage,
+    attempt,
+  };
+}

@@ -1,0 +1,14 @@
+export { createHttpExecutor } from './http-executor.js';
+export { EgressBlockedError, classifyAddress, createEgressGuard } from './egress-guard.js';
+export type { EgressGuard } from './egress-guard.js';
+export type {
+  EgressPolicy,
+  ExecutionContext,
+  HttpErrorKind,
+  HttpExecutor,
+  HttpExecutorOptions,
+  HttpMethod,
+  HttpOutcome,
+  HttpRequestSpec,
+  ResponseFormat,
+} from './types.js';

@@ -1,0 +1,67 @@
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The request an endpoint describes (SPEC "Endpoint (input fields)"). */
+export interface HttpRequestSpec {
+  url: string;
+  method: HttpMethod;
+  /** User headers; the service's own headers win over them (see outbound-request.ts). */
+  headers: Record<string, string>;
+  /** An object is sent as JSON (content-type application/json unless set); a string as-is. */
+  body: string | Record<string, unknown> | null;
+  timeoutMs: number;
+  maxResponseSizeKb: number;
+}
+
+export interface ExecutionContext {
+  runId: string;
+  endpointId: string;
+  scheduledAt: Date;
+  lastRunAt: Date | null;
+  /** The account's raw signing key, or null when the account has none (then nothing is signed). */
+  signingKey: string | null;
+}
+
+/** Which private targets may be called (parsed from KAIROS_ALLOW_PRIVATE_TARGETS and the allowlist). */
+export interface EgressPolicy {
+  allowPrivateTargets: boolean;
+  /** CIDR ranges permitted despite being private or reserved, e.g. '10.1.0.0/16', 'fd00::/8'. */
+  allowCidrs: string[];
+}
+
+export type HttpErrorKind = 'timeout' | 'http_status' | 'network' | 'blocked' | 'invalid_request';
+
+export type ResponseFormat = 'json' | 'text' | 'empty';
+
+/** What one execution produced; the caller records it as a Run. Never thrown, always returned. */
+export interface HttpOutcome {
+  status: 'success' | 'failed';
+  /** Final status after redirects; null when no response arrived. */
+  statusCode: number | null;
+  durationMs: number;
+  startedAt: Date;
+  completedAt: Date;
+  responseBody: unknown | null;
+  /** null when no response arrived. */
+  responseFormat: ResponseFormat | null;
+  /** True when the stored body is only a prefix of the body (size limit, or the read was cut short). */
+  responseTruncated: boolean;
+  /** See response-body.ts for how the size is measured; null when no response arrived. */
+  responseSizeBytes: number | null;
+  errorKind: HttpErrorKind | null;
+  errorMessage: string | null;
+  /** The URL that produced the final response (after redirects), or the last URL attempted. */
+  finalUrl: string | null;
+}
+
+export interface HttpExecutorOptions {
+  egress: EgressPolicy;
+  userAgent: string;
+  /** Redirect hops followed before the run fails; default 5. */
+  maxRedirects?: number;
+}
+
+export interface HttpExecutor {
+  execute(spec: HttpRequestSpec, ctx: ExecutionContext): Promise<HttpOutcome>;
+  /** Destroys the keep-alive sockets; the executor must not be used afterwards. */
+  close(): void;
+}

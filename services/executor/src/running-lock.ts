@@ -1,0 +1,35 @@
+/**
+ * At most one execution of an endpoint at a time (overlap policy: skip). A Redis key per endpoint
+ * holds the run id for the request's timeout plus a margin; a retried delivery of the same run may
+ * take over its own lock. Released by compare-and-delete so a late finisher never frees another
+ * run's lock.
+ */
+import type { Redis } from 'ioredis';
+
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+const ACQUIRE = `
+local holder = redis.call('get', KEYS[1])
+if holder == false or holder == ARGV[1] then
+  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0`;
+
+export class RunningLock {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(endpointId: string): string {
+    return `${this.prefix}:running:${endpointId}`;
+  }
+
+  async acquire(endpointId: string, runId: string, leaseMs: number): Promise<boolean> {
+    return (await this.redis.eval(ACQUIRE, 1, this.key(endpointId), runId, String(leaseMs))) === 1;
+  }
+
+  async release(endpointId: string, runId: string): Promise<void> {
+    await this.redis.eval(RELEASE, 1, this.key(endpointId), runId);
+  }
+}

@@ -1,0 +1,16 @@
+import { baseConfigShape, loadConfig } from '@kairos/runtime';
+import { z } from 'zod';
+
+const schema = z.object({
+  ...baseConfigShape,
+  /** How often the reconcile sweep rebuilds missing delayed jobs from PostgreSQL. */
+  SCHEDULER_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  /** Parallel recomputes per scheduler process (each holds one row lock briefly). */
+  SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
+  /** A change left dirty this long without a recompute is repaired by the sweep. */
+  SCHEDULER_DIRTY_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  SCHEDULER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+});
+
+export type SchedulerConfig = z.infer<typeof schema>;
+export const loadSchedulerConfig = (env: NodeJS.ProcessEnv = process.env): SchedulerConfig => loadConfig(schema, env);

@@ -1,0 +1,85 @@
+/**
+ * The `due` queue as the scheduler sees it: one delayed job per endpoint, id `<endpointId>.<version>`.
+ */
+import { QUEUES, dueJobId, type DueRunPayload } from '@kairos/queue';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+export interface PendingExecution {
+  endpointId: string;
+  accountId: string;
+  scheduleVersion: number;
+  runId: string;
+  scheduledAt: Date;
+  source: string;
+}
+
+export class DueQueue {
+  readonly queue: Queue<DueRunPayload>;
+
+  constructor(
+    private readonly connection: Redis,
+    prefix: string,
+  ) {
+    this.queue = new Queue<DueRunPayload>(QUEUES.due, {
+      connection,
+      prefix,
+      // Executions leave nothing behind: the run is in PostgreSQL. A delivery that failed five times
+      // (the executor itself broke, e.g. PostgreSQL down) is removed too, so the reconcile sweep
+      // re-adds it under the same run id instead of the endpoint stopping.
+      defaultJobOptions: {
+        removeOnComplete: true,
+        removeOnFail: true,
+        attempts: 5,
+        backoff: { type: 'exponential', delay: 1000 },
+      },
+    });
+  }
+
+  /** Removes the job of a superseded version; an executing (locked) job is left to finish. */
+  async removeVersion(endpointId: string, scheduleVersion: number): Promise<void> {
+    await this.queue.remove(dueJobId(endpointId, scheduleVersion)).catch(() => undefined);
+  }
+
+  async add(pending: PendingExecution, now: Date): Promise<void> {
+    await this.queue.add('run', payloadOf(pending), {
+      jobId: dueJobId(pending.endpointId, pending.scheduleVersion),
+      delay: Math.max(0, pending.scheduledAt.getTime() - now.getTime()),
+    });
+  }
+
+  async addMany(pending: PendingExecution[], now: Date): Promise<void> {
+    if (pending.length === 0) return;
+    await this.queue.addBulk(
+      pending.map((item) => ({
+        name: 'run',
+        data: payloadOf(item),
+        opts: {
+          jobId: dueJobId(item.endpointId, item.scheduleVersion),
+          delay: Math.max(0, item.scheduledAt.getTime() - now.getTime()),
+        },
+      })),
+    );
+  }
+
+  /** Which of these job ids exist in Redis (in any state). */
+  async existing(jobIds: string[]): Promise<Set<string>> {
+    const pipeline = this.connection.pipeline();
+    for (const jobId of jobIds) pipeline.exists(this.queue.toKey(jobId));
+    const results = (await pipeline.exec()) ?? [];
+    return new Set(jobIds.filter((_, index) => results[index]?.[1] === 1));
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+const payloadOf = (pending: PendingExecution): DueRunPayload => ({
+  endpointId: pending.endpointId,
+  accountId: pending.accountId,
+  scheduleVersion: pending.scheduleVersion,
+  runId: pending.runId,
+  scheduledAt: pending.scheduledAt.toISOString(),
+  source: pending.source,
+});

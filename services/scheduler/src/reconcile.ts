@@ -1,0 +1,132 @@
+/**
+ * The reconcile sweep: PostgreSQL is the source of truth, Redis holds derived state. At start and
+ * every `intervalMs`, one scheduler replica (a PostgreSQL advisory lock elects it):
+ *  1. recomputes endpoints whose stored schedule disagrees with their state (a change whose
+ *     notification was lost; an active endpoint with nothing scheduled; a stopped one still scheduled);
+ *  2. re-adds every pending execution missing from Redis (after FLUSHALL, all of them) from the
+ *     stored nextRunAt / nextRunId / nextRunSource, under the same run id. Overdue ones are added
+ *     with no delay: each runs once.
+ * Pages of 2,000 endpoints: one EXISTS pipeline and, for the missing ones, one locked re-add.
+ */
+import type { Database } from '@kairos/db';
+import { listEndpointsNeedingRecompute, listPendingExecutions, withLockedPendingExecutions } from '@kairos/db';
+import { dueJobId } from '@kairos/queue';
+import type { Logger } from '@kairos/runtime';
+import type { DueQueue } from './due-queue.js';
+
+const PAGE_SIZE = 2000;
+/** Arbitrary constant naming the reconcile leadership lock. */
+const RECONCILE_LOCK_KEY = 0x6b616972; // 'kair'
+
+export interface ReconcileReport {
+  checked: number;
+  restored: number;
+  recomputed: number;
+  durationMs: number;
+}
+
+export interface ReconcilerOptions {
+  db: Database;
+  dueQueue: DueQueue;
+  logger: Logger;
+  recompute: (endpointId: string) => Promise<unknown>;
+  intervalMs: number;
+  dirtyGraceMs: number;
+  now: () => Date;
+}
+
+export class Reconciler {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: ReconcilerOptions) {}
+
+  async start(): Promise<void> {
+    await this.tick();
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.tick().finally(() => this.schedule());
+    }, this.options.intervalMs);
+  }
+
+  private async tick(): Promise<void> {
+    this.running = this.runIfLeader().catch((error: Error) =>
+      this.options.logger.error('reconcile failed', { error: error.message }),
+    );
+    await this.running;
+  }
+
+  /** Runs a sweep when no other replica is running one. Returns null when another replica leads. */
+  async runIfLeader(): Promise<ReconcileReport | null> {
+    const client = await this.options.db.pool.connect();
+    try {
+      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+        RECONCILE_LOCK_KEY,
+      ]);
+      if (!rows[0]?.locked) return null;
+      try {
+        return await this.sweep();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [RECONCILE_LOCK_KEY]);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  /** One full sweep (see the file's doc block). */
+  async sweep(): Promise<ReconcileReport> {
+    const { db, dueQueue, logger, now } = this.options;
+    const startedAt = Date.now();
+    let recomputed = 0;
+    for (;;) {
+      const ids = await listEndpointsNeedingRecompute(db, now(), this.options.dirtyGraceMs, PAGE_SIZE);
+      for (const id of ids) await this.options.recompute(id);
+      recomputed += ids.length;
+      if (ids.length < PAGE_SIZE) break;
+    }
+
+    let checked = 0;
+    let restored = 0;
+    let afterId: string | null = null;
+    for (;;) {
+      const page = await listPendingExecutions(db, afterId, PAGE_SIZE);
+      if (page.length === 0) break;
+      afterId = page[page.length - 1]!.id;
+      checked += page.length;
+      const present = await dueQueue.existing(page.map((row) => dueJobId(row.id, row.scheduleVersion)));
+      const missing = page.filter((row) => !present.has(dueJobId(row.id, row.scheduleVersion)));
+      if (missing.length > 0) {
+        restored += await withLockedPendingExecutions(db, missing, async (locked) => {
+          await dueQueue.addMany(
+            locked.map((row) => ({
+              endpointId: row.id,
+              accountId: row.accountId,
+              scheduleVersion: row.scheduleVersion,
+              runId: row.nextRunId,
+              scheduledAt: row.nextRunAt,
+              source: row.nextRunSource,
+            })),
+            now(),
+          );
+          return locked.length;
+        });
+      }
+      if (page.length < PAGE_SIZE) break;
+    }
+    const report = { checked, restored, recomputed, durationMs: Date.now() - startedAt };
+    if (restored > 0 || recomputed > 0) logger.info('reconcile repaired the schedule', report);
+    return report;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The engine's invariants, each with competitors racing: two schedulers, two executors.
+ *  - never two pending executions for one endpoint;
+ *  - never two concurrent executions of one endpoint;
+ *  - a stale job (superseded by a later change) is dropped, not executed;
+ *  - several scheduler replicas run at once without duplicate runs.
+ */
+import { newId } from '@kairos/core';
+import { QUEUES, dueJobId } from '@kairos/queue';
+import { Queue } from 'bullmq';
+import { startTestServer, type TestServer } from '../../executor/src/http/test-server.js';
+import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
+import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
+
+let harness: ApiHarness;
+let api: ApiClient;
+let target: TestServer;
+const inFlight = new Map<string, number>();
+const maxInFlight = new Map<string, number>();
+const engines: Engine[] = [];
+
+beforeAll(async () => {
+  harness = await createApiHarness();
+  api = harness.client((await harness.createAccount()).apiKey);
+  target = await startTestServer((req, res) => {
+    const path = req.url ?? '';
+    const current = (inFlight.get(path) ?? 0) + 1;
+    inFlight.set(path, current);
+    maxInFlight.set(path, Math.max(maxInFlight.get(path) ?? 0, current));
+    const delayMs = path.startsWith('/slow') ? 1300 : 5;
+    setTimeout(() => {
+      inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
+      res.end('ok');
+    }, delayMs);
+  });
+});
+afterEach(async () => {
+  while (engines.length > 0) await engines.pop()!.close();
+});
+afterAll(async () => {
+  await target.close();
+  await harness.close();
+});
+
+async function createEndpoint(path: string, intervalMs: number): Promise<string> {
+  const job = (await api.post('/api/jobs', { name: path })).body;
+  const response = await api.post(`/api/jobs/${job.id}/endpoints`, {
+    name: path,
+    url: `${target.origin}${path}`,
+    method: 'GET',
+    baselineIntervalMs: intervalMs,
+  });
+  return response.body.id;
+}
+
+const dueQueue = () => new Queue(QUEUES.due, { connection: harness.redis, prefix: harness.queuePrefix });
+
+describe('engine invariants', () => {
+  it('never leaves two pending executions for one endpoint, however many recomputes race', async () => {
+    const [first, second] = [
+      await startEngine(harness, { withoutExecutor: true }),
+      await startEngine(harness, { withoutExecutor: true }),
+    ];
+    engines.push(first!, second!);
+    const endpointId = await createEndpoint('/pending', 3_600_000);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) => (index % 2 === 0 ? first! : second!).scheduler.recompute(endpointId)),
+    );
+    const queue = dueQueue();
+    const pending = (await queue.getJobs(['wait', 'delayed', 'prioritized'], 0, -1)).filter(
+      (job) => job.data.endpointId === endpointId,
+    );
+    const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+    expect(pending.map((job) => job.id)).toEqual([dueJobId(endpointId, row.scheduleVersion)]);
+    expect(pending[0]!.data.runId).toBe(row.nextRunId);
+    await queue.close();
+  });
+
+  it('never runs one endpoint twice at once, even when changes and executors race', async () => {
+    engines.push(
+      await startEngine(harness, { executorConcurrency: 10 }),
+      await startEngine(harness, { executorConcurrency: 10 }),
+    );
+    const endpointId = await createEndpoint('/slow', 1000);
+    // Changes arriving while a slow execution is in flight each make a new, sooner, pending job.
+    for (let i = 0; i < 6; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await api.post(`/api/endpoints/${endpointId}/hints/oneshot`, {
+        nextRunAt: new Date().toISOString(),
+        ttlMinutes: 5,
+        reason: `race ${i}`,
+      });
+    }
+    await waitFor(async () => (await harness.db.prisma.run.count({ where: { endpointId } })) >= 3, 8000, 'three runs');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(maxInFlight.get('/slow')).toBe(1);
+    const runs = await harness.db.prisma.run.findMany({ where: { endpointId }, orderBy: { startedAt: 'asc' } });
+    for (let i = 1; i < runs.length; i += 1) {
+      expect(runs[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.completedAt.getTime());
+    }
+  });
+
+  it('drops a stale job instead of executing it', async () => {
+    const engine = await startEngine(harness);
+    engines.push(engine);
+    const endpointId = await createEndpoint('/stale', 3_600_000);
+    await waitFor(
+      async () => (await harness.db.prisma.run.count({ where: { endpointId } })) === 1,
+      3000,
+      'the first run',
+    );
+    const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+    const staleRunId = newId();
+    const queue = dueQueue();
+    await queue.add(
+      'run',
+      {
+        endpointId,
+        accountId: row.accountId,
+        scheduleVersion: row.scheduleVersion - 1,
+        runId: staleRunId,
+        scheduledAt: new Date().toISOString(),
+        source: 'baseline-interval',
+      },
+      { jobId: dueJobId(endpointId, row.scheduleVersion - 1), removeOnComplete: false },
+    );
+    const finished = await waitFor(
+      async () => {
+        const job = await queue.getJob(dueJobId(endpointId, row.scheduleVersion - 1));
+        return job && (await job.isCompleted()) ? job : null;
+      },
+      3000,
+      'the stale job to be processed',
+    );
+    expect(finished.returnvalue).toEqual({ skipped: 'stale' });
+    expect(await harness.db.prisma.run.findUnique({ where: { id: staleRunId } })).toBeNull();
+    expect(target.requests.filter((request) => request.headers['x-service-run-id'] === staleRunId)).toHaveLength(0);
+    await queue.close();
+  });
+
+  it('runs each planned slot exactly once with two scheduler and two executor replicas', async () => {
+    engines.push(await startEngine(harness), await startEngine(harness));
+    const endpointIds = await Promise.all(
+      ['/replica-a', '/replica-b', '/replica-c'].map((path) => createEndpoint(path, 1000)),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 4200));
+    for (const endpointId of endpointIds) {
+      const runs = await harness.db.prisma.run.findMany({ where: { endpointId }, orderBy: { scheduledAt: 'asc' } });
+      expect(runs.length).toBeGreaterThanOrEqual(4);
+      const planned = runs.map((run) => run.scheduledAt.getTime());
+      expect(new Set(planned).size).toBe(planned.length);
+      for (let i = 1; i < planned.length; i += 1) expect(planned[i]! - planned[i - 1]!).toBe(1000);
+    }
+  });
+});
