@@ -10,8 +10,10 @@ export const QUEUES = {
   due: 'due',
   /** Something about an endpoint's schedule changed; recompute it now (api → scheduler). */
   scheduleChanges: 'schedule-changes',
-  /** An execution was recorded (executor → scheduler, which recomputes and forwards to the planner). */
+  /** A scheduled execution was recorded (executor → scheduler, which recomputes the next one). */
   runCompleted: 'run-completed',
+  /** The same event for the AI planner (executor → planner); BullMQ queues do not fan out. */
+  plannerRuns: 'planner-runs',
   /** "Test now" executions requested through the API (api → executor; the API awaits the result). */
   testRuns: 'test-runs',
 } as const;

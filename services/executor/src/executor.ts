@@ -39,6 +39,7 @@ export class Executor {
   private readonly workers: Worker[] = [];
   private readonly http: HttpExecutor;
   private readonly runCompleted: Queue<RunCompletedPayload>;
+  private readonly plannerRuns: Queue<RunCompletedPayload>;
   private readonly scheduleChanges: Queue<ScheduleChangePayload>;
   private readonly deps: ExecuteDeps;
 
@@ -54,6 +55,7 @@ export class Executor {
       defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
     };
     this.runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
+    this.plannerRuns = new Queue<RunCompletedPayload>(QUEUES.plannerRuns, queueOptions);
     this.scheduleChanges = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, queueOptions);
     this.deps = {
       db: options.db,
@@ -75,13 +77,14 @@ export class Executor {
   async processDue(payload: DueRunPayload, attempt: number): Promise<DueRunResult> {
     const result = await executeDueRun(this.deps, payload, attempt);
     if (result.kind === 'recorded') {
-      await this.runCompleted.add('completed', {
+      const event: RunCompletedPayload = {
         runId: result.run.id,
         endpointId: result.run.endpointId,
         accountId: result.run.accountId,
         status: result.run.status,
         source: result.run.source,
-      });
+      };
+      await Promise.all([this.runCompleted.add('completed', event), this.plannerRuns.add('completed', event)]);
     } else if (result.reason === 'paused' || result.reason === 'job-not-active' || result.reason === 'archived') {
       // The state that stopped this run also decides the next one: have the scheduler recompute.
       await this.scheduleChanges.add('change', {
@@ -132,6 +135,7 @@ export class Executor {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((worker) => worker.close()));
     await this.runCompleted.close();
+    await this.plannerRuns.close();
     await this.scheduleChanges.close();
     this.http.close();
     for (const connection of this.connections) connection.disconnect();
