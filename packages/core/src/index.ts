@@ -5,3 +5,4 @@ export * from './secrets.js';
 export * from './job-state.js';
 export * from './schedule/index.js';
 export * from './signing/index.js';
+export * from './retention.js';

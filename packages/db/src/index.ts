@@ -10,3 +10,4 @@ export * from './runs.js';
 export * from './scheduling.js';
 export * from './signing-keys.js';
 export * from './dashboard.js';
+export * from './retention.js';

@@ -21,6 +21,7 @@ const scheduler = new Scheduler({
   concurrency: config.SCHEDULER_CONCURRENCY,
   reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
   dirtyGraceMs: config.SCHEDULER_DIRTY_GRACE_MS,
+  retentionIntervalMs: config.SCHEDULER_RETENTION_INTERVAL_MS,
 });
 
 const shutdown = (signal: string) => {

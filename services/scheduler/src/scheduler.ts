@@ -26,6 +26,7 @@ import type { Redis } from 'ioredis';
 import { DueQueue } from './due-queue.js';
 import { decideNextRun } from './plan.js';
 import { Reconciler } from './reconcile.js';
+import { RetentionSweeper } from './retention.js';
 
 export interface SchedulerOptions {
   db: Database;
@@ -36,6 +37,8 @@ export interface SchedulerOptions {
   concurrency: number;
   reconcileIntervalMs: number;
   dirtyGraceMs: number;
+  /** Runs retention sweep interval; omit to run no retention sweep (tests). */
+  retentionIntervalMs?: number;
   now?: () => Date;
 }
 
@@ -49,6 +52,7 @@ export interface RecomputeResult {
 export class Scheduler {
   readonly dueQueue: DueQueue;
   readonly reconciler: Reconciler;
+  readonly retention: RetentionSweeper;
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
   private readonly now: () => Date;
@@ -64,6 +68,12 @@ export class Scheduler {
       recompute: (endpointId) => this.recompute(endpointId),
       intervalMs: options.reconcileIntervalMs,
       dirtyGraceMs: options.dirtyGraceMs,
+      now: this.now,
+    });
+    this.retention = new RetentionSweeper({
+      db: options.db,
+      logger: options.logger,
+      intervalMs: options.retentionIntervalMs ?? 0,
       now: this.now,
     });
   }
@@ -150,10 +160,12 @@ export class Scheduler {
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     await this.reconciler.start();
+    if (this.options.retentionIntervalMs) this.retention.start();
   }
 
   async close(): Promise<void> {
     await this.reconciler.stop();
+    await this.retention.stop();
     await Promise.all(this.workers.map((worker) => worker.close()));
     await this.dueQueue.close();
     for (const connection of this.connections) connection.disconnect();
