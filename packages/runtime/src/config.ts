@@ -17,7 +17,18 @@ export const baseConfigShape = {
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .default('redis://127.0.0.1:6379'),
   KAIROS_QUEUE_PREFIX: z.string().min(1).default('{kairos}'),
+  /**
+   * PostgreSQL connections per process. Default: sized from the service's concurrency (each
+   * execution or recompute holds a connection only for a few statements). Keep the sum over all
+   * processes below the server's max_connections (100 by default).
+   */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).optional(),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
+  /** When set, every /metrics endpoint requires `Authorization: Bearer <token>` (docs/operations.md). */
+  KAIROS_METRICS_TOKEN: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
 };
 
 export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.output<S> {
