@@ -20,7 +20,7 @@ export default {
     ],
   },
   moduleNameMapper: {
-    '^@kairos/(core|db|queue|runtime)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@kairos/(core|db|queue|runtime|mcp-tools)$': '<rootDir>/packages/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   globalSetup: '<rootDir>/test/global-setup.mjs',
