@@ -9,6 +9,8 @@ import type { Redis } from 'ioredis';
 import request from 'supertest';
 import { createApp } from '../services/api/src/app.js';
 import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
+import { AccountLimits, UNLIMITED } from '../services/api/src/quotas.js';
+import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { loadApiConfig } from '../services/api/src/config.js';
 import { createLogger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
@@ -39,6 +41,8 @@ export interface ApiClient {
 
 export interface ApiHarness {
   http: ReturnType<typeof request>;
+  /** The express app (to serve it on a real port, e.g. for sign-in redirects). */
+  app: ReturnType<typeof createApp>['app'];
   db: Database;
   redis: Redis;
   queuePrefix: string;
@@ -46,9 +50,11 @@ export interface ApiHarness {
   routes: ReturnType<typeof createApp>['routes'];
   /** The master key signing keys are encrypted under (random per harness). */
   masterKey: Buffer;
-  createAccount(options?: { tier?: Tier; email?: string }): Promise<TestAccount>;
+  createAccount(options?: { tier?: Tier; email?: string; operator?: boolean }): Promise<TestAccount>;
   /** A client whose every response is checked against /api/doc (status listed, body matches). */
   client(apiKey: string): ApiClient;
+  /** The same with `Authorization: Bearer <accessToken>` (device-flow tokens). */
+  bearerClient(accessToken: string): ApiClient;
   close(): Promise<void>;
 }
 
@@ -56,6 +62,13 @@ export interface ApiHarnessOptions {
   now?: () => Date;
   /** Added to an endpoint's timeoutMs while a test run waits for an executor (default 10 s). */
   testRunGraceMs?: number;
+  /**
+   * 'relaxed' (default): no quota refuses and rate limits are so high nothing is throttled (the
+   * X-RateLimit-* headers are still sent). 'tier': the real tier limits, quotas and per-IP limit.
+   */
+  limits?: 'relaxed' | 'tier';
+  /** Extra api configuration (e.g. KAIROS_OIDC_ISSUER, KAIROS_PUBLIC_URL). */
+  env?: Record<string, string>;
 }
 
 export async function createApiHarness(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
@@ -67,6 +80,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     DATABASE_URL: database.url,
     REDIS_URL,
     KAIROS_QUEUE_PREFIX: queuePrefix,
+    ...options.env,
   } as NodeJS.ProcessEnv);
   const logger = createLogger('api-test', 'error');
   logger.silent = true;
@@ -79,7 +93,19 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     prefix: queuePrefix,
     ...(options.testRunGraceMs !== undefined ? { graceMs: options.testRunGraceMs } : {}),
   });
-  const { app, routes } = createApp({
+  const relaxed = (options.limits ?? 'relaxed') === 'relaxed';
+  const accountLimits = new AccountLimits(db, relaxed ? UNLIMITED : undefined);
+  const rateLimiter = new RateLimiter({
+    redis,
+    prefix: queuePrefix,
+    accountLimit: (accountId) => accountLimits.get(accountId),
+    ...(relaxed ? { anonymousLimit: UNLIMITED } : {}),
+  });
+  const {
+    app,
+    routes,
+    close: closeApp,
+  } = createApp({
     config,
     db,
     redis,
@@ -89,39 +115,46 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     testRunner,
     masterKey,
     now: options.now ?? (() => new Date()),
+    accountLimits,
+    rateLimiter,
   });
   let accounts = 0;
   const http = request(app);
   const documentResponse = await http.get('/api/doc');
   const expectDocumented = createContractChecker(documentResponse.body);
-  const send = async (method: 'get' | 'delete' | 'post' | 'patch', apiKey: string, path: string, body?: unknown) => {
-    let pending = http[method](path).set('x-api-key', apiKey);
+  type Method = 'get' | 'delete' | 'post' | 'patch';
+  const send = async (method: Method, header: [string, string], path: string, body?: unknown) => {
+    let pending = http[method](path).set(...header);
     if (body !== undefined) pending = pending.send(body as object);
     const response = await pending;
     expectDocumented(method, path, response.status, response.body);
     return { status: response.status, body: response.body, headers: response.headers as Record<string, string> };
   };
+  const clientWith = (header: [string, string]): ApiClient => ({
+    get: (path) => send('get', header, path),
+    delete: (path) => send('delete', header, path),
+    post: (path, body) => send('post', header, path, body),
+    patch: (path, body) => send('patch', header, path, body),
+  });
   return {
     http,
-    client: (apiKey) => ({
-      get: (path) => send('get', apiKey, path),
-      delete: (path) => send('delete', apiKey, path),
-      post: (path, body) => send('post', apiKey, path, body),
-      patch: (path, body) => send('patch', apiKey, path, body),
-    }),
+    app,
+    client: (apiKey) => clientWith(['x-api-key', apiKey]),
+    bearerClient: (accessToken) => clientWith(['authorization', `Bearer ${accessToken}`]),
     db,
     redis,
     queuePrefix,
     database,
     routes,
     masterKey,
-    async createAccount({ tier = 'free', email } = {}) {
+    async createAccount({ tier = 'free', email, operator = false } = {}) {
       accounts += 1;
       const created = await createAccount(
         db,
         {
           email: email ?? `user${accounts}-${randomBytes(3).toString('hex')}@example.test`,
           tier,
+          operator,
           apiKeyName: 'test',
         },
         { masterKey },
@@ -134,6 +167,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
       };
     },
     async close() {
+      await closeApp();
       await notifier.close();
       await testRunner.close();
       const keys = await redis.keys(`${queuePrefix}*`);

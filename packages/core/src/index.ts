@@ -6,3 +6,5 @@ export * from './job-state.js';
 export * from './schedule/index.js';
 export * from './signing/index.js';
 export * from './retention.js';
+export * from './tiers.js';
+export * from './planner/index.js';

@@ -11,3 +11,8 @@ export * from './scheduling.js';
 export * from './signing-keys.js';
 export * from './dashboard.js';
 export * from './retention.js';
+export * from './identity.js';
+export * from './device-auth.js';
+export * from './account-admin.js';
+export * from './audit.js';
+export * from './analysis.js';

@@ -1,3 +1,5 @@
 export * from './config.js';
+export * from './health-server.js';
 export * from './logger.js';
 export * from './master-key.js';
+export * from './metrics.js';

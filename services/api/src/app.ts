@@ -1,6 +1,13 @@
 import { LIMITS } from '@kairos/core';
+import { serveMetrics } from '@kairos/runtime';
+import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
-import { authenticationMiddleware } from './auth/authenticate.js';
+import { AccessTokenAuthenticator, authenticationMiddleware, rejectRefusedCredentials } from './auth/authenticate.js';
+import { createBrowserAuthRouter } from './auth/browser-routes.js';
+import { configuredProviders } from './auth/providers.js';
+import { SessionAuthenticator } from './auth/sessions.js';
+import { SignInFlows } from './auth/sign-in-flow.js';
+import { createBullBoardRouter } from './bull-board.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
@@ -8,21 +15,76 @@ import { RouteRegistry } from './http/route.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
 import { registerJobRoutes } from './routes/jobs.js';
-import type { ApiDeps } from './routes/deps.js';
+import { registerMcpRoute } from './routes/mcp.js';
+import { AccountLimits } from './quotas.js';
+import { RateLimiter } from './rate-limit.js';
+import { registerAccountRoutes } from './routes/account.js';
+import { registerAnalysisRoutes } from './routes/analysis.js';
+import { registerAdminRoutes } from './routes/admin.js';
+import { registerApiKeyRoutes } from './routes/api-keys.js';
+import { registerAuthRoutes } from './routes/auth.js';
+import type { ApiDeps, ApiDepsInput } from './routes/deps.js';
+import { registerDeviceRoutes } from './routes/devices.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
 import { registerSystemRoutes } from './routes/system.js';
 
-export function createApp(deps: ApiDeps): { app: Express; routes: RouteRegistry } {
+/** The identity and limit pieces a caller did not provide, from config, db and redis. */
+function withDefaults(input: ApiDepsInput): ApiDeps {
+  const accountLimits = input.accountLimits ?? new AccountLimits(input.db);
+  return {
+    ...input,
+    accessTokens:
+      input.accessTokens ??
+      new AccessTokenAuthenticator(input.db, input.config.KAIROS_AUTH_CACHE_SECONDS * 1000, input.now),
+    accountLimits,
+    rateLimiter:
+      input.rateLimiter ??
+      new RateLimiter({
+        redis: input.redis,
+        prefix: input.config.KAIROS_QUEUE_PREFIX,
+        accountLimit: (accountId) => accountLimits.get(accountId),
+        onError: (error) =>
+          input.logger.warn('rate limiter unavailable; request not limited', { error: error.message }),
+      }),
+    identityProviders: input.identityProviders ?? configuredProviders(input.config),
+  };
+}
+
+export function createApp(input: ApiDepsInput): { app: Express; routes: RouteRegistry; close(): Promise<void> } {
+  const deps = withDefaults(input);
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.KAIROS_TRUST_PROXY);
   app.set('json spaces', 0);
   app.use(requestContext(deps.logger));
+  // Prometheus scrape (text format, so not a documented JSON route of the registry), before
+  // authentication: it has its own optional bearer token, KAIROS_METRICS_TOKEN (docs/operations.md).
+  app.get('/metrics', (req, res) => serveMetrics(req, res, { token: deps.config.KAIROS_METRICS_TOKEN }));
   // Parse JSON whatever the declared type says is JSON-ish; a non-JSON body leaves req.body undefined.
   app.use(express.json({ limit: LIMITS.requestBodyMaxBytes, type: ['application/json', 'application/*+json'] }));
-  app.use(authenticationMiddleware([deps.apiKeys]));
+  // OAuth endpoints and the server-rendered device page take form posts too.
+  const formPaths = ['/api/auth/device', '/device'];
+  app.use(formPaths, express.urlencoded({ extended: false, limit: '16kb' }));
+  app.use('/api/auth/device', (req, _res, next) => {
+    req.body ??= {}; // the device endpoints accept an empty body (RFC 8628 clients may send none)
+    next();
+  });
+  app.use(cookieParser());
+  app.use(authenticationMiddleware([deps.apiKeys, deps.accessTokens, new SessionAuthenticator(deps.db, deps.now)]));
+  // Everything but the probes, metrics and Bull Board counts against the caller's rate limit.
+  app.use(['/api', '/device'], deps.rateLimiter.middleware());
+  app.use(rejectRefusedCredentials);
+  const bullBoard = createBullBoardRouter({ db: deps.db, redis: deps.redis, prefix: deps.config.KAIROS_QUEUE_PREFIX });
+  app.use(bullBoard.router);
+  app.use(
+    createBrowserAuthRouter(
+      deps,
+      deps.identityProviders,
+      new SignInFlows(deps.redis, deps.config.KAIROS_QUEUE_PREFIX, deps.config.KAIROS_PUBLIC_URL),
+    ),
+  );
 
   const router = express.Router();
   const routes = new RouteRegistry(router);
@@ -33,10 +95,17 @@ export function createApp(deps: ApiDeps): { app: Express; routes: RouteRegistry 
   registerRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerSigningKeyRoutes(routes, deps);
+  registerAuthRoutes(routes, deps);
+  registerDeviceRoutes(routes, deps);
+  registerApiKeyRoutes(routes, deps);
+  registerAccountRoutes(routes, deps);
+  registerAnalysisRoutes(routes, deps);
+  registerAdminRoutes(routes, deps);
   registerDocsRoutes(router, routes, deps);
+  registerMcpRoute(router, deps); // POST /api/mcp: the MCP tools over Streamable HTTP (not a REST route)
   app.use(router);
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.logger));
-  return { app, routes };
+  return { app, routes, close: () => bullBoard.close() };
 }

@@ -11,6 +11,26 @@ const schema = z.object({
   /** Seconds an authenticated API key stays cached in a process (revocation elsewhere takes this long). */
   KAIROS_AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   KAIROS_TRUST_PROXY: booleanFlag.default(false),
+  // --- sign-in (auth/): an OpenID Connect issuer and/or GitHub; with neither, a local admin link ---
+  /** Issuer URL of any OpenID Connect provider (discovery at <issuer>/.well-known/openid-configuration). */
+  KAIROS_OIDC_ISSUER: z.url().optional(),
+  KAIROS_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  /** Omit for a public client (PKCE only). */
+  KAIROS_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Label of the sign-in button. */
+  KAIROS_OIDC_NAME: z.string().min(1).default('Single sign-on'),
+  KAIROS_OIDC_SCOPES: z.string().min(1).default('openid email profile'),
+  KAIROS_GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  KAIROS_GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  /** GitHub endpoints (GitHub Enterprise Server, or a local fake in tests). */
+  KAIROS_GITHUB_AUTHORIZE_URL: z.url().default('https://github.com/login/oauth/authorize'),
+  KAIROS_GITHUB_TOKEN_URL: z.url().default('https://github.com/login/oauth/access_token'),
+  KAIROS_GITHUB_API_URL: z.url().default('https://api.github.com'),
+  /** Email of the local admin account created when no identity provider is configured. */
+  KAIROS_ADMIN_EMAIL: z
+    .string()
+    .regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address')
+    .default('admin@localhost'),
   NODE_ENV: z.string().optional(),
   /**
    * Encrypts signing keys at rest: 64 hex characters or base64 of 32 bytes. Required in production;

@@ -1,18 +1,12 @@
 /**
- * Tells the scheduler that endpoints' schedules changed (api → schedule-changes queue). The rows
- * are first marked dirty in PostgreSQL, then the change is published; the scheduler recomputes and
- * replaces the pending execution at once. If the publish is lost (Redis down), the reconcile sweep
- * finds the dirty rows and recomputes them, so no change is lost.
+ * The api's schedule-change notifier: the shared one (packages/queue) marking rows dirty through
+ * db's markScheduleDirty. After ANY change to an endpoint's schedule inputs, call notify().
  */
 import { markScheduleDirty, type Database } from '@kairos/db';
-import { QUEUES, type ScheduleChangePayload } from '@kairos/queue';
-import { Queue } from 'bullmq';
+import { createScheduleChangeNotifier, type ScheduleNotifier } from '@kairos/queue';
 import type { Redis } from 'ioredis';
 
-export interface ScheduleNotifier {
-  notify(endpointIds: string[], reason: string): Promise<void>;
-  close(): Promise<void>;
-}
+export type { ScheduleNotifier };
 
 export function createScheduleNotifier(
   db: Database,
@@ -20,21 +14,10 @@ export function createScheduleNotifier(
   prefix: string,
   onError: (error: Error) => void,
 ): ScheduleNotifier {
-  const queue = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, {
+  return createScheduleChangeNotifier({
     connection,
     prefix,
-    defaultJobOptions: { removeOnComplete: 1000, removeOnFail: 1000 },
+    markDirty: (endpointIds, now) => markScheduleDirty(db, endpointIds, now),
+    onError,
   });
-  return {
-    async notify(endpointIds, reason) {
-      if (endpointIds.length === 0) return;
-      await markScheduleDirty(db, endpointIds, new Date());
-      try {
-        await queue.add('change', { endpointIds, reason });
-      } catch (error) {
-        onError(error as Error);
-      }
-    },
-    close: () => queue.close(),
-  };
 }

@@ -7,9 +7,11 @@ import { createDatabase } from '@kairos/db';
 import { createRedisConnection } from '@kairos/queue';
 import { createApp } from './app.js';
 import { ApiKeyAuthenticator } from './auth/authenticate.js';
+import { announceLocalSignIn } from './auth/local-admin.js';
+import { configuredProviders } from './auth/providers.js';
 import { loadApiConfig, type ApiConfig } from './config.js';
 import { createLogger, type Logger } from '@kairos/runtime';
-import { resolveMasterKey } from '@kairos/runtime';
+import { metrics, resolveMasterKey } from '@kairos/runtime';
 import { createScheduleNotifier } from './schedule-notifier.js';
 import { createTestRunner } from './test-runner.js';
 
@@ -42,7 +44,7 @@ export async function startApi(
     prefix: config.KAIROS_QUEUE_PREFIX,
     onError: (message, meta) => logger.warn(message, meta),
   });
-  const { app } = createApp({
+  const { app, close: closeApp } = createApp({
     config,
     db,
     redis,
@@ -62,6 +64,15 @@ export async function startApi(
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   logger.info('api listening', { port });
+  if (configuredProviders(config).length === 0) {
+    // No identity provider: a one-time sign-in link for the local admin (auth/local-admin.ts).
+    await announceLocalSignIn(db, {
+      email: config.KAIROS_ADMIN_EMAIL,
+      masterKey,
+      baseUrl: config.KAIROS_PUBLIC_URL ?? `http://localhost:${port}`,
+      now: new Date(),
+    }).catch((error: Error) => logger.error('local admin sign-in link not created', { error: error.message }));
+  }
 
   return {
     url,
@@ -69,6 +80,7 @@ export async function startApi(
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await closeApp();
       await notifier.close();
       await testRunner.close();
       redis.disconnect();
@@ -86,6 +98,7 @@ export async function main(): Promise<void> {
     process.exit(78);
   }
   const logger = createLogger('api', config.LOG_LEVEL);
+  metrics.registry.setDefaultLabels({ service: 'api' });
   let masterKey: Buffer;
   try {
     masterKey = resolveMasterKeyFromConfig(config, logger);

@@ -19,6 +19,12 @@ const schema = z.object({
     ),
   KAIROS_MASTER_KEY: z.string().optional(),
   EXECUTOR_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  /**
+   * SIGTERM: stop taking jobs and let in-flight executions finish for at most this long; then hand
+   * the rest back to the queue (same run ids) and exit. Default: the default endpoint timeout (30 s)
+   * plus 5 s to record; keep Kubernetes' terminationGracePeriodSeconds above it.
+   */
+  EXECUTOR_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(35_000),
 });
 
 export type ExecutorConfig = z.infer<typeof schema>;

@@ -15,7 +15,7 @@ import {
   type TestRunPayload,
   type TestRunResult,
 } from '@kairos/queue';
-import type { Logger } from '@kairos/runtime';
+import { metrics, type Logger } from '@kairos/runtime';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { executeDueRun, executeTestRun, type DueRunResult, type ExecuteDeps } from './execute.js';
@@ -37,6 +37,8 @@ export interface ExecutorOptions {
 export class Executor {
   private readonly connections: Redis[] = [];
   private readonly workers: Worker[] = [];
+  /** Jobs being processed by this process, with their lock tokens (handed back at a shutdown deadline). */
+  private readonly inFlight = new Map<string, { job: Job; token: string | undefined }>();
   private readonly http: HttpExecutor;
   private readonly runCompleted: Queue<RunCompletedPayload>;
   private readonly plannerRuns: Queue<RunCompletedPayload>;
@@ -77,6 +79,8 @@ export class Executor {
   async processDue(payload: DueRunPayload, attempt: number): Promise<DueRunResult> {
     const result = await executeDueRun(this.deps, payload, attempt);
     if (result.kind === 'recorded') {
+      // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
+      if (result.firstDelivery) metrics.observeRun(result.run);
       const event: RunCompletedPayload = {
         runId: result.run.id,
         endpointId: result.run.endpointId,
@@ -85,12 +89,15 @@ export class Executor {
         source: result.run.source,
       };
       await Promise.all([this.runCompleted.add('completed', event), this.plannerRuns.add('completed', event)]);
-    } else if (result.reason === 'paused' || result.reason === 'job-not-active' || result.reason === 'archived') {
-      // The state that stopped this run also decides the next one: have the scheduler recompute.
-      await this.scheduleChanges.add('change', {
-        endpointIds: [payload.endpointId],
-        reason: `skipped-${result.reason}`,
-      });
+    } else {
+      metrics.executionsSkipped.inc({ reason: result.reason });
+      if (result.reason === 'paused' || result.reason === 'job-not-active' || result.reason === 'archived') {
+        // The state that stopped this run also decides the next one: have the scheduler recompute.
+        await this.scheduleChanges.add('change', {
+          endpointIds: [payload.endpointId],
+          reason: `skipped-${result.reason}`,
+        });
+      }
     }
     this.options.logger.debug('due job processed', {
       runId: payload.runId,
@@ -101,20 +108,40 @@ export class Executor {
     return result;
   }
 
+  /** Runs one job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
+  private async track<T>(job: Job, token: string | undefined, work: () => Promise<T>): Promise<T> {
+    const key = `${job.queueName}/${job.id}`;
+    this.inFlight.set(key, { job, token });
+    metrics.executorConcurrencyInUse.inc();
+    try {
+      return await work();
+    } finally {
+      metrics.executorConcurrencyInUse.dec();
+      this.inFlight.delete(key);
+    }
+  }
+
   async start(): Promise<void> {
     const { prefix, concurrency, logger } = this.options;
+    metrics.executorConcurrencyLimit.set(concurrency);
     this.workers.push(
       new Worker<DueRunPayload, unknown>(
         QUEUES.due,
-        async (job: Job<DueRunPayload>) => {
-          const result = await this.processDue(dueRunPayload.parse(job.data), job.attemptsMade + 1);
-          return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
-        },
+        (job: Job<DueRunPayload>, token?: string) =>
+          this.track(job, token, async () => {
+            const result = await this.processDue(dueRunPayload.parse(job.data), job.attemptsMade + 1);
+            return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
+          }),
         { connection: this.connect(), prefix, concurrency },
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
-        async (job: Job<TestRunPayload>) => executeTestRun(this.deps, testRunPayload.parse(job.data)),
+        (job: Job<TestRunPayload>, token?: string) =>
+          this.track(job, token, async () => {
+            const result = await executeTestRun(this.deps, testRunPayload.parse(job.data));
+            metrics.runOutcomes.inc({ source: 'test', status: result.status });
+            return result;
+          }),
         { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)) },
       ),
     );
@@ -123,6 +150,8 @@ export class Executor {
         logger.error('execution job failed', {
           queue: worker.name,
           jobId: job?.id,
+          runId: (job?.data as { runId?: string } | undefined)?.runId,
+          endpointId: (job?.data as { endpointId?: string } | undefined)?.endpointId,
           attempt: job?.attemptsMade,
           error: error.message,
         }),
@@ -132,12 +161,50 @@ export class Executor {
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.workers.map((worker) => worker.close()));
+  /** Executions in flight in this process now. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /**
+   * Graceful stop: the workers take no new job and in-flight executions finish (BullMQ's close
+   * waits for them). With `timeoutMs`, executions still running at the deadline are handed back:
+   * each job's lock is released and the job moved back to the front of the wait list under its
+   * run id, so another executor retries it at once (deduplicable through X-Service-Run-Id) instead
+   * of after the 30 s lock expiry. After a hand-back the caller must exit the process: the
+   * abandoned calls are not aborted (an abort would record a failure that never happened).
+   * (BullMQ 6.7's close(true) cannot follow a close() already in progress: it returns the first.)
+   */
+  async close(options: { timeoutMs?: number } = {}): Promise<{ released: number }> {
+    const drained = Promise.all(this.workers.map((worker) => worker.close())).then(() => 'drained' as const);
+    if (options.timeoutMs !== undefined) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'deadline'>((resolve) => {
+        timer = setTimeout(() => resolve('deadline'), options.timeoutMs);
+      });
+      const outcome = await Promise.race([drained, deadline]);
+      clearTimeout(timer);
+      if (outcome === 'deadline') return { released: await this.releaseInFlight() };
+    } else {
+      await drained;
+    }
     await this.runCompleted.close();
     await this.plannerRuns.close();
     await this.scheduleChanges.close();
     this.http.close();
     for (const connection of this.connections) connection.disconnect();
+    return { released: 0 };
+  }
+
+  private async releaseInFlight(): Promise<number> {
+    const pending = [...this.inFlight.values()];
+    const results = await Promise.allSettled(pending.map(({ job, token }) => job.moveToWait(token)));
+    results.forEach((result, index) => {
+      const job = pending[index]!.job;
+      const meta = { queue: job.queueName, jobId: job.id, runId: (job.data as { runId?: string }).runId };
+      if (result.status === 'fulfilled') this.options.logger.warn('shutdown deadline: execution handed back', meta);
+      else this.options.logger.error('shutdown deadline: hand-back failed', { ...meta, error: String(result.reason) });
+    });
+    return results.filter((result) => result.status === 'fulfilled').length;
   }
 }

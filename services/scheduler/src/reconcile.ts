@@ -11,7 +11,7 @@
 import type { Database } from '@kairos/db';
 import { listEndpointsNeedingRecompute, listPendingExecutions, withLockedPendingExecutions } from '@kairos/db';
 import { dueJobId } from '@kairos/queue';
-import type { Logger } from '@kairos/runtime';
+import { metrics, type Logger } from '@kairos/runtime';
 import type { DueQueue } from './due-queue.js';
 
 const PAGE_SIZE = 2000;
@@ -120,6 +120,8 @@ export class Reconciler {
       if (page.length < PAGE_SIZE) break;
     }
     const report = { checked, restored, recomputed, durationMs: Date.now() - startedAt };
+    metrics.reconcileRepairs.inc({ kind: 'restored' }, restored);
+    metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
     if (restored > 0 || recomputed > 0) logger.info('reconcile repaired the schedule', report);
     return report;
   }

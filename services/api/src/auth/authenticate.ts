@@ -1,10 +1,19 @@
 /**
- * Authentication middleware. Authenticators are tried in order; the first that recognises the
- * request's credentials decides. A request with credentials that are wrong is rejected (401) even
- * on public routes, so a client never silently falls back to anonymous.
+ * Authentication middleware. Authenticators are tried in order (x-api-key, bearer token, session
+ * cookie); the first that recognises the request's credentials decides. A request with
+ * credentials that are wrong is rejected (401) even on public routes, so a client never silently
+ * falls back to anonymous. The refusal is held on the request until the rate limiter has counted
+ * it against the caller's IP (rejectRefusedCredentials), so guessing keys is throttled too.
  */
 import { AppError, hashSecret } from '@kairos/core';
-import { findApiKeyBySecret, touchApiKey, type Database } from '@kairos/db';
+import {
+  findAccessTokenBySecret,
+  findApiKeyBySecret,
+  touchAccessToken,
+  touchApiKey,
+  type Account,
+  type Database,
+} from '@kairos/db';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthContext } from './context.js';
 
@@ -15,66 +24,158 @@ export interface Authenticator {
 
 export function authenticationMiddleware(authenticators: Authenticator[]) {
   return async (req: Request, _res: Response, next: NextFunction) => {
-    for (const authenticator of authenticators) {
-      const context = await authenticator.authenticate(req);
-      if (context) {
-        req.auth = context;
-        break;
+    try {
+      for (const authenticator of authenticators) {
+        const context = await authenticator.authenticate(req);
+        if (context) {
+          req.auth = context;
+          break;
+        }
       }
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      req.authError = error;
     }
     next();
   };
 }
 
+/** Throws the refusal authenticationMiddleware held back (after rate limiting). */
+export function rejectRefusedCredentials(req: Request, _res: Response, next: NextFunction) {
+  if (req.authError) throw req.authError;
+  next();
+}
+
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
+interface SecretLookup {
+  context: AuthContext;
+  account: Pick<Account, 'disabledAt'>;
+  lastUsedAt: Date | null;
+  /** When the credential stops working on its own (access tokens). */
+  expiresAt?: Date;
+}
+
 /**
- * `x-api-key`: looked up by SHA-256, cached briefly per process (a hot key costs no query), with
- * lastUsedAt written at most once a minute. Revocation through this process evicts at once;
- * elsewhere a revoked key stops working within the cache TTL.
+ * A bearer secret looked up by SHA-256, cached briefly per process (a hot credential costs no
+ * query), with lastUsedAt written at most once a minute. Revocation through this process evicts
+ * at once; elsewhere a revoked credential stops working within the cache TTL.
  */
-export class ApiKeyAuthenticator implements Authenticator {
+abstract class CachedSecretAuthenticator implements Authenticator {
   private readonly cache = new Map<string, { context: AuthContext; expiresAtMs: number }>();
   private readonly lastTouchMs = new Map<string, number>();
 
   constructor(
-    private readonly db: Database,
+    protected readonly db: Database,
     private readonly cacheTtlMs: number,
-    private readonly now: () => Date = () => new Date(),
+    protected readonly now: () => Date = () => new Date(),
   ) {}
 
+  /** The raw secret; undefined when absent, '' when present but empty. */
+  protected abstract readSecret(req: Request): string | undefined;
+  protected abstract lookup(raw: string): Promise<SecretLookup | null>;
+  protected abstract touch(id: string, at: Date): Promise<void>;
+  protected abstract readonly invalidMessage: string;
+
   async authenticate(req: Request): Promise<AuthContext | undefined> {
-    const header = req.headers['x-api-key'];
-    if (header === undefined) return undefined;
-    const raw = Array.isArray(header) ? header[0] : header;
-    if (!raw) throw new AppError('UNAUTHORIZED', 'invalid API key');
+    const raw = this.readSecret(req);
+    if (raw === undefined) return undefined;
+    if (!raw) throw new AppError('UNAUTHORIZED', this.invalidMessage);
     const hash = hashSecret(raw);
     const nowMs = this.now().getTime();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAtMs > nowMs) return cached.context;
 
-    const key = await findApiKeyBySecret(this.db, raw);
-    if (!key) {
+    const found = await this.lookup(raw);
+    if (!found) {
       this.cache.delete(hash);
-      throw new AppError('UNAUTHORIZED', 'invalid API key');
+      throw new AppError('UNAUTHORIZED', this.invalidMessage);
     }
-    if (key.account.disabledAt) throw new AppError('FORBIDDEN', 'this account is disabled');
-    const context: AuthContext = {
-      accountId: key.accountId,
-      userId: key.userId,
-      actor: { type: 'api_key', id: key.id },
-    };
-    if (this.cacheTtlMs > 0) this.cache.set(hash, { context, expiresAtMs: nowMs + this.cacheTtlMs });
-    const lastTouch = this.lastTouchMs.get(key.id) ?? key.lastUsedAt?.getTime() ?? 0;
+    if (found.account.disabledAt) throw new AppError('FORBIDDEN', 'this account is disabled');
+    const { context } = found;
+    if (this.cacheTtlMs > 0) {
+      const expiresAtMs = Math.min(nowMs + this.cacheTtlMs, found.expiresAt?.getTime() ?? Infinity);
+      this.cache.set(hash, { context, expiresAtMs });
+    }
+    const lastTouch = this.lastTouchMs.get(context.actor.id) ?? found.lastUsedAt?.getTime() ?? 0;
     if (nowMs - lastTouch >= LAST_USED_WRITE_INTERVAL_MS) {
-      this.lastTouchMs.set(key.id, nowMs);
-      touchApiKey(this.db, key.id, new Date(nowMs)).catch(() => undefined);
+      this.lastTouchMs.set(context.actor.id, nowMs);
+      this.touch(context.actor.id, new Date(nowMs)).catch(() => undefined);
     }
     return context;
   }
 
+  /** Drops every cached entry of one credential (called when it is revoked). */
+  protected evictCredential(id: string): void {
+    for (const [hash, entry] of this.cache) if (entry.context.actor.id === id) this.cache.delete(hash);
+  }
+
+  /** Drops every cached credential of an account (called when an operator disables it). */
+  evictAccount(accountId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.context.accountId === accountId) this.cache.delete(hash);
+  }
+}
+
+/** `x-api-key: <key>`. */
+export class ApiKeyAuthenticator extends CachedSecretAuthenticator {
+  protected readonly invalidMessage = 'invalid API key';
+
+  protected readSecret(req: Request): string | undefined {
+    const header = req.headers['x-api-key'];
+    return Array.isArray(header) ? (header[0] ?? '') : header;
+  }
+
+  protected async lookup(raw: string): Promise<SecretLookup | null> {
+    const key = await findApiKeyBySecret(this.db, raw);
+    if (!key) return null;
+    return {
+      context: { accountId: key.accountId, userId: key.userId, actor: { type: 'api_key', id: key.id } },
+      account: key.account,
+      lastUsedAt: key.lastUsedAt,
+    };
+  }
+
+  protected touch(id: string, at: Date): Promise<void> {
+    return touchApiKey(this.db, id, at);
+  }
+
   /** Drops every cached entry of a key (called when it is revoked). */
   evictKey(keyId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.context.actor.id === keyId) this.cache.delete(hash);
+    this.evictCredential(keyId);
+  }
+}
+
+const BEARER = /^Bearer\s+(\S*)\s*$/i;
+
+/**
+ * `Authorization: Bearer <access token>` (device flow). Other schemes are not ours: ignored.
+ * Tokens expire on their own; the cache never outlives a token.
+ */
+export class AccessTokenAuthenticator extends CachedSecretAuthenticator {
+  protected readonly invalidMessage = 'invalid or expired access token';
+
+  protected readSecret(req: Request): string | undefined {
+    const match = BEARER.exec(req.headers.authorization ?? '');
+    return match ? match[1]! : undefined;
+  }
+
+  protected async lookup(raw: string): Promise<SecretLookup | null> {
+    const token = await findAccessTokenBySecret(this.db, raw, this.now());
+    if (!token) return null;
+    return {
+      context: { accountId: token.accountId, userId: token.userId, actor: { type: 'access_token', id: token.id } },
+      account: token.account,
+      lastUsedAt: token.lastUsedAt,
+      expiresAt: token.expiresAt,
+    };
+  }
+
+  protected touch(id: string, at: Date): Promise<void> {
+    return touchAccessToken(this.db, id, at);
+  }
+
+  /** Drops every cached entry of a token (called when it is revoked). */
+  evictToken(tokenId: string): void {
+    this.evictCredential(tokenId);
   }
 }

@@ -1,8 +1,15 @@
-/** Who is calling. Every authenticator (API key now; bearer token and browser session later) yields one. */
+import type { AppError } from '@kairos/core';
+
+/**
+ * Who is calling. Every authenticator (API key, bearer access token, browser session) yields one.
+ * actor is what the audit log records: the key, the token, or the signed-in user.
+ */
 export interface AuthContext {
   accountId: string;
   userId: string | null;
   actor: { type: 'api_key' | 'access_token' | 'user' | 'operator'; id: string };
+  /** Set when the request is authenticated by the browser session cookie. */
+  sessionId?: string;
 }
 
 declare global {
@@ -10,6 +17,8 @@ declare global {
   namespace Express {
     interface Request {
       auth?: AuthContext;
+      /** Credentials were presented and refused; thrown after the rate limiter counted the request. */
+      authError?: AppError;
       requestId?: string;
     }
   }

@@ -5,28 +5,49 @@
  *   kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] --json
  *   kairos keys create --account <accountId> --name <name> --json
  *   kairos keys revoke <keyId> [--json]
+ *   kairos users set-role --email <email> --role operator|member [--json]
+ *   kairos accounts set-tier <accountId> --tier free|pro|enterprise [--json]
+ *   kairos accounts set-quota <accountId> --<quota> <n|default> … [--json]
+ *   kairos accounts disable|enable <accountId> [--json]
+ *
+ * Quotas: requestsPerMinute, burst, maxJobs, maxEndpoints, minIntervalMs, runsPerMonth,
+ * aiTokensPerMonth, runRetentionDays; `default` removes the override (the tier's value applies).
+ * Account changes are recorded in the account's audit log (actor operator, via cli).
  */
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AppError, isId } from '@kairos/core';
+import { AppError, isId, quotaOverridesInput, tierLimits } from '@kairos/core';
 import {
   createAccount,
   createApiKey,
   createDatabase,
   getAccount,
+  recordAudit,
   revokeApiKey,
+  setUserRole,
+  updateAccount,
+  type AccountChange,
   type Database,
   type Tier,
 } from '@kairos/db';
 import { resolveMasterKey } from '@kairos/runtime';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
+const ROLES = ['operator', 'member'] as const;
+/** Keys of accounts.quotaOverrides (core/tiers.ts, plus runRetentionDays of core/retention.ts). */
+const QUOTA_OPTIONS = Object.keys(quotaOverridesInput.shape) as (keyof typeof quotaOverridesInput.shape)[];
 const USAGE = `usage:
   kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] [--json]
   kairos keys create --account <accountId> --name <name> [--json]
-  kairos keys revoke <keyId> [--json]`;
+  kairos keys revoke <keyId> [--json]
+  kairos users set-role --email <email> --role operator|member [--json]
+  kairos accounts set-tier <accountId> --tier free|pro|enterprise [--json]
+  kairos accounts set-quota <accountId> --<quota> <n|default> ... [--json]
+      quotas: ${QUOTA_OPTIONS.join(', ')}
+  kairos accounts disable <accountId> [--json]
+  kairos accounts enable <accountId> [--json]`;
 
 class UsageError extends Error {}
 
@@ -61,6 +82,8 @@ async function run(argv: string[]): Promise<void> {
       tier: { type: 'string' },
       account: { type: 'string' },
       operator: { type: 'boolean', default: false },
+      role: { type: 'string' },
+      ...Object.fromEntries(QUOTA_OPTIONS.map((quota) => [quota, { type: 'string' as const }])),
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -146,7 +169,86 @@ async function run(argv: string[]): Promise<void> {
     return;
   }
 
+  if (group === 'users' && command === 'set-role') {
+    const email = values.email?.trim();
+    const role = values.role as (typeof ROLES)[number] | undefined;
+    if (!email) throw new UsageError('--email <email> is required');
+    if (!role || !ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+    await withDatabase(async (db) => {
+      const user = await setUserRole(db, email, role);
+      if (!user) throw new AppError('NOT_FOUND', `no user with email ${email}`);
+      await recordAudit(db, {
+        accountId: user.accountId,
+        actorType: 'operator',
+        action: 'user.role_changed',
+        targetType: 'user',
+        targetId: user.id,
+        details: { role, via: 'cli' },
+      });
+      print(values.json, { userId: user.id, email: user.email, role: user.role }, `${user.email} is now ${user.role}`);
+    });
+    return;
+  }
+
+  if (group === 'accounts' && ['set-tier', 'set-quota', 'disable', 'enable'].includes(command ?? '')) {
+    const accountId = rest[0];
+    if (!accountId) throw new UsageError(`kairos accounts ${command} <accountId>`);
+    const change = accountChange(command!, values as Record<string, string | boolean | undefined>);
+    await withDatabase(async (db) => {
+      const account = isId(accountId) ? await updateAccount(db, accountId, change, new Date()) : null;
+      if (!account) throw new AppError('NOT_FOUND', `account ${accountId} not found`);
+      await recordAudit(db, {
+        accountId: account.id,
+        actorType: 'operator',
+        action: 'account.updated',
+        targetType: 'account',
+        targetId: account.id,
+        details: { ...change, via: 'cli' },
+      });
+      print(
+        values.json,
+        {
+          accountId: account.id,
+          tier: account.tier,
+          disabledAt: account.disabledAt,
+          quotaOverrides: account.quotaOverrides ?? null,
+          limits: tierLimits(account.tier, account.quotaOverrides),
+        },
+        `account ${account.id}: tier ${account.tier}${account.disabledAt ? ', disabled' : ''}, overrides ${JSON.stringify(account.quotaOverrides ?? {})}`,
+      );
+    });
+    return;
+  }
+
   throw new UsageError(USAGE);
+}
+
+/** The change an `accounts set-tier|set-quota|disable|enable` command asks for. */
+function accountChange(command: string, values: Record<string, string | boolean | undefined>): AccountChange {
+  if (command === 'disable' || command === 'enable') return { disabled: command === 'disable' };
+  if (command === 'set-tier') {
+    const tier = values.tier as (typeof TIERS)[number] | undefined;
+    if (!tier || !TIERS.includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`);
+    return { tier };
+  }
+  const overrides: Record<string, number | null> = {};
+  for (const quota of QUOTA_OPTIONS) {
+    const raw = values[quota];
+    if (typeof raw !== 'string') continue;
+    if (raw === 'default') {
+      overrides[quota] = null;
+      continue;
+    }
+    const parsed = quotaOverridesInput.shape[quota].safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);
+    if (!parsed.success) throw new UsageError(`--${quota}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+    overrides[quota] = parsed.data!;
+  }
+  if (Object.keys(overrides).length === 0) {
+    throw new UsageError(
+      `give at least one quota: ${QUOTA_OPTIONS.map((quota) => `--${quota} <n|default>`).join(' ')}`,
+    );
+  }
+  return { quotaOverrides: overrides };
 }
 
 async function withDatabase(fn: (db: Database) => Promise<void>): Promise<void> {
@@ -162,7 +264,8 @@ async function withDatabase(fn: (db: Database) => Promise<void>): Promise<void> 
 run(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: Error) => {
-    if (error instanceof UsageError) {
+    // parseArgs refuses unknown options and missing values with ERR_PARSE_ARGS_*: usage errors too.
+    if (error instanceof UsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
       console.error(error.message);
       process.exit(64);
     }

@@ -30,7 +30,16 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
           : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
       },
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: spec.body } } } } : {}),
+      ...(spec.body
+        ? {
+            requestBody: {
+              required: true,
+              content: Object.fromEntries(
+                (spec.bodyContentTypes ?? ['application/json']).map((type) => [type, { schema: spec.body }]),
+              ),
+            },
+          }
+        : {}),
       responses: Object.fromEntries(
         Object.entries(spec.responses).map(([status, response]) => [
           status,
@@ -64,7 +73,12 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
       version: API_VERSION,
       description:
         'Adaptive HTTP job scheduler. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <ACCESS_TOKEN>`. ' +
-        'Errors are `{ "error": { "code", "message", "details" } }`.',
+        'The web UI signs in with a session cookie; cookie-authenticated writes need the `X-CSRF-Token` header ' +
+        '(GET /api/auth/session). Errors are `{ "error": { "code", "message", "details" } }` (the device-flow token ' +
+        'endpoint answers OAuth errors, as RFC 8628 requires). Authenticated responses carry `X-RateLimit-Limit` ' +
+        '(requests per minute), `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds); over the limit: 429 ' +
+        'RATE_LIMITED with `Retry-After`. The same operations are MCP tools at `POST /api/mcp` (Streamable HTTP, ' +
+        'stateless, same credentials; not listed below).',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     security: [{ apiKey: [] }, { bearer: [] }],

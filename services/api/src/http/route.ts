@@ -28,6 +28,8 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   public?: boolean;
   query?: Q;
   body?: B;
+  /** Media types the body is accepted in (default application/json); documentation only. */
+  bodyContentTypes?: string[];
   responses: Record<number, ResponseSpec>;
 }
 
@@ -58,6 +60,7 @@ const RESOURCE_OF_PARAM: Record<string, string> = {
   sessionId: 'analysis session',
   keyId: 'API key',
   tokenId: 'access token',
+  accountId: 'account',
 };
 
 export class RouteRegistry {

@@ -1,6 +1,9 @@
 import type { Database } from '@kairos/db';
 import type { Redis } from 'ioredis';
-import type { ApiKeyAuthenticator } from '../auth/authenticate.js';
+import type { AccessTokenAuthenticator, ApiKeyAuthenticator } from '../auth/authenticate.js';
+import type { IdentityProvider } from '../auth/providers.js';
+import type { AccountLimits } from '../quotas.js';
+import type { RateLimiter } from '../rate-limit.js';
 import type { ApiConfig } from '../config.js';
 import type { Logger } from '@kairos/runtime';
 import type { ScheduleNotifier } from '../schedule-notifier.js';
@@ -19,4 +22,17 @@ export interface ApiDeps {
   /** Encrypts signing keys at rest (master-key.ts). */
   masterKey: Buffer;
   now: () => Date;
+  /** `Authorization: Bearer` tokens of the device flow (revocation evicts from its cache). */
+  accessTokens: AccessTokenAuthenticator;
+  /** Tier limits with the account's quota overrides (quotas.ts). */
+  accountLimits: AccountLimits;
+  /** Per-account / per-IP request limits shared through Redis (rate-limit.ts). */
+  rateLimiter: RateLimiter;
+  /** Configured web sign-in providers (OIDC, GitHub); none → the local admin sign-in link. */
+  identityProviders: IdentityProvider[];
 }
+
+type DefaultedDeps = 'accessTokens' | 'accountLimits' | 'rateLimiter' | 'identityProviders';
+
+/** What createApp takes: the identity and limit pieces default from config, db and redis. */
+export type ApiDepsInput = Omit<ApiDeps, DefaultedDeps> & Partial<Pick<ApiDeps, DefaultedDeps>>;

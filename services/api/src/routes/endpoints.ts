@@ -19,7 +19,9 @@ import {
   updateEndpoint,
 } from '@kairos/db';
 import { z } from 'zod';
+import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
+import { assertEndpointQuota, assertScheduleQuota } from '../quotas.js';
 import { validationError } from '../http/validation.js';
 import { toEndpointRecord } from '../presenters.js';
 import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
@@ -57,7 +59,10 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       path: '/api/jobs/:jobId/endpoints',
       operationId: 'createEndpoint',
       summary: 'Add an endpoint to a job',
-      description: 'The endpoint starts executing immediately on its baseline schedule.',
+      description:
+        'The endpoint starts executing immediately on its baseline schedule. 403 QUOTA_EXCEEDED names the quota: ' +
+        "maxEndpoints, or minIntervalMs when baselineIntervalMs, minIntervalMs or the cron's spacing is below the " +
+        "account's minimum interval.",
       tags,
       body: createEndpointInput,
       responses: { 201: { description: 'The new endpoint', schema: endpointRecord }, ...errorResponses(400, 404, 409) },
@@ -65,8 +70,13 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
     async ({ auth, params, body }) => {
       const { config, issues } = applyEndpointInput(null, body);
       if (issues.length > 0) throw validationError(issues, 'body');
+      await getJob(db, auth.accountId, params.jobId!); // another account's job: 404 before any quota answer
+      const limits = await deps.accountLimits.get(auth.accountId);
+      assertScheduleQuota(limits, config, null, deps.now());
+      await assertEndpointQuota(db, limits, auth.accountId);
       const endpoint = await createEndpoint(db, auth.accountId, params.jobId!, config);
       await deps.notifier.notify([endpoint.id], 'endpoint-created');
+      await audit(deps, auth, 'endpoint.created', { type: 'endpoint', id: endpoint.id }, { jobId: endpoint.jobId });
       return { status: 201, body: toEndpointRecord(endpoint, deps.now()) };
     },
   );
@@ -134,7 +144,8 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       summary: 'Update an endpoint',
       description:
         'Any subset of the input fields; null clears an optional field. Setting one baseline replaces the other. ' +
-        'The whole resulting configuration is validated. A masked header value (********) keeps the stored value.',
+        'The whole resulting configuration is validated. A masked header value (********) keeps the stored value. ' +
+        'A changed schedule below the account minimum interval is refused: 403 QUOTA_EXCEEDED (minIntervalMs).',
       tags,
       body: updateEndpointInput,
       responses: {
@@ -149,10 +160,12 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       const { config, issues } = applyEndpointInput(stored, body);
       if (issues.length > 0) throw validationError(issues, 'body');
       keepMaskedHeaders(config, stored);
+      assertScheduleQuota(await deps.accountLimits.get(auth.accountId), config, stored, deps.now());
       const updated = await updateEndpoint(db, auth.accountId, current.id, config, {
         clearIntervalHint: config.baselineCron !== null,
       });
       await deps.notifier.notify([updated.id], 'endpoint-updated');
+      await audit(deps, auth, 'endpoint.updated', { type: 'endpoint', id: updated.id }, { fields: Object.keys(body) });
       return { body: toEndpointRecord(updated, deps.now()) };
     },
   );
@@ -179,7 +192,10 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
         params.jobId!,
         deps.now(),
       );
-      if (changed) await deps.notifier.notify([endpoint.id], 'endpoint-archived');
+      if (changed) {
+        await deps.notifier.notify([endpoint.id], 'endpoint-archived');
+        await audit(deps, auth, 'endpoint.archived', { type: 'endpoint', id: endpoint.id });
+      }
       return { body: { success: true, endpoint: toEndpointRecord(endpoint, deps.now()) } };
     },
   );

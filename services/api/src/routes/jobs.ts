@@ -1,7 +1,9 @@
 import { createJobInput, jobRecord, listJobsQuery, updateJobInput, type JobAction } from '@kairos/core';
 import { createJob, getJob, listJobs, transitionJob, updateJob } from '@kairos/db';
 import { z } from 'zod';
+import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
+import { assertJobQuota } from '../quotas.js';
 import { toJobRecord } from '../presenters.js';
 import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -14,6 +16,8 @@ const ACTION_DOCS: Record<JobAction, string> = {
   resume: 'Resumes a paused job: its endpoints run again on their schedules. Idempotent.',
 };
 
+const ACTION_PAST: Record<JobAction, string> = { archive: 'archived', pause: 'paused', resume: 'resumed' };
+
 export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const { db } = deps;
   const tags = ['Jobs'];
@@ -25,10 +29,16 @@ export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
       operationId: 'createJob',
       summary: 'Create a job',
       tags,
+      description: 'Refused with 403 QUOTA_EXCEEDED (quota maxJobs) when the account has its maximum of jobs.',
       body: createJobInput,
       responses: { 201: { description: 'The new job (status active)', schema: jobRecord }, ...errorResponses(400) },
     },
-    async ({ auth, body }) => ({ status: 201, body: toJobRecord(await createJob(db, auth.accountId, body)) }),
+    async ({ auth, body }) => {
+      await assertJobQuota(db, await deps.accountLimits.get(auth.accountId), auth.accountId);
+      const job = await createJob(db, auth.accountId, body);
+      await audit(deps, auth, 'job.created', { type: 'job', id: job.id }, { name: job.name });
+      return { status: 201, body: toJobRecord(job) };
+    },
   );
 
   routes.add(
@@ -76,7 +86,11 @@ export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
       body: updateJobInput,
       responses: { 200: { description: 'The updated job', schema: jobRecord }, ...errorResponses(400, 404, 409) },
     },
-    async ({ auth, params, body }) => ({ body: toJobRecord(await updateJob(db, auth.accountId, params.jobId!, body)) }),
+    async ({ auth, params, body }) => {
+      const job = await updateJob(db, auth.accountId, params.jobId!, body);
+      await audit(deps, auth, 'job.updated', { type: 'job', id: job.id }, { fields: Object.keys(body) });
+      return { body: toJobRecord(job) };
+    },
   );
 
   for (const action of ['archive', 'pause', 'resume'] as const) {
@@ -101,7 +115,10 @@ export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
           action,
           deps.now(),
         );
-        if (changed) await deps.notifier.notify(affectedEndpointIds, `job-${action}`);
+        if (changed) {
+          await deps.notifier.notify(affectedEndpointIds, `job-${action}`);
+          await audit(deps, auth, `job.${ACTION_PAST[action]}`, { type: 'job', id: job.id });
+        }
         return { body: { success: true, job: toJobRecord(job) } };
       },
     );

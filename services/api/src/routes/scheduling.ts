@@ -19,11 +19,15 @@ import {
   type HintCheck,
 } from '@kairos/core';
 import { changeEndpointSchedule } from '@kairos/db';
+import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
+import { assertIntervalHintQuota } from '../quotas.js';
 import { validationError } from '../http/validation.js';
 import { toEndpointRecord } from '../presenters.js';
 import { errorResponses } from './common.js';
 import type { ApiDeps } from './deps.js';
+
+const target = (endpointId: string) => ({ type: 'endpoint', id: endpointId });
 
 function valueOrThrow<T>(check: HintCheck<T>): T {
   if (!check.ok) throw validationError(check.issues, 'body');
@@ -61,6 +65,10 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
         origin: 'user',
       }));
       await deps.notifier.notify([endpoint.id], pausedUntil ? 'endpoint-paused' : 'endpoint-resumed');
+      await audit(deps, auth, pausedUntil ? 'endpoint.paused' : 'endpoint.resumed', target(endpoint.id), {
+        pausedUntil: pausedUntil?.toISOString() ?? null,
+        reason: body.reason ?? null,
+      });
       return {
         body: {
           success: true,
@@ -82,7 +90,8 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
         'ttlMinutes, overriding the baseline and its backoff; then the baseline applies again. ' +
         'The interval is accepted outside minIntervalMs/maxIntervalMs and clamped when scheduling: ' +
         'clampedIntervalMs is what applies. Replaces an earlier interval hint. Refused (400, field intervalMs) ' +
-        'on cron-scheduled endpoints: adaptive interval behaviour needs baselineIntervalMs. 409 on archived endpoints.',
+        'on cron-scheduled endpoints: adaptive interval behaviour needs baselineIntervalMs. 409 on archived endpoints. ' +
+        "403 QUOTA_EXCEEDED (minIntervalMs) below the account's minimum interval.",
       tags,
       body: intervalHintInput,
       responses: { 200: { description: 'The hint as stored', schema: intervalHintResult }, ...refusals },
@@ -90,11 +99,18 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
     async ({ auth, params, body }) => {
       const now = deps.now();
       let hint: { intervalMs: number; clampedIntervalMs: number; expiresAt: Date } | undefined;
+      const limits = await deps.accountLimits.get(auth.accountId);
       const endpoint = await changeEndpointSchedule(db, auth.accountId, params.endpointId!, now, (current) => {
         hint = valueOrThrow(checkIntervalHint(current, body, now));
+        assertIntervalHintQuota(limits, hint.intervalMs);
         return { kind: 'interval-hint', ...hint, reason: body.reason, origin: 'user' };
       });
       await deps.notifier.notify([endpoint.id], 'interval-hint-set');
+      await audit(deps, auth, 'endpoint.interval_hint_set', target(endpoint.id), {
+        intervalMs: hint!.intervalMs,
+        ttlMinutes: body.ttlMinutes,
+        reason: body.reason,
+      });
       return {
         body: {
           success: true,
@@ -133,6 +149,10 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
         return { kind: 'one-shot-hint', ...hint, reason: body.reason, origin: 'user' };
       });
       await deps.notifier.notify([endpoint.id], 'one-shot-hint-set');
+      await audit(deps, auth, 'endpoint.one_shot_hint_set', target(endpoint.id), {
+        nextRunAt: hint!.nextRunAt.toISOString(),
+        reason: body.reason,
+      });
       return {
         body: {
           success: true,
@@ -165,6 +185,7 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
         kind: 'clear-hints',
       }));
       await deps.notifier.notify([endpoint.id], 'hints-cleared');
+      await audit(deps, auth, 'endpoint.hints_cleared', target(endpoint.id));
       return { body: { success: true, endpoint: toEndpointRecord(endpoint, now) } };
     },
   );
@@ -189,6 +210,7 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
         kind: 'reset-failures',
       }));
       await deps.notifier.notify([endpoint.id], 'failures-reset');
+      await audit(deps, auth, 'endpoint.failures_reset', target(endpoint.id));
       return { body: { success: true, endpoint: toEndpointRecord(endpoint, now), failureCount: 0 } };
     },
   );

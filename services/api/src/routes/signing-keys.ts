@@ -5,6 +5,7 @@
  */
 import { createSigningKey, getSigningKeyInfo, rotateSigningKey, type IssuedSigningKey } from '@kairos/db';
 import { z } from 'zod';
+import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
 import { errorResponses } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -84,11 +85,19 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
         ...errorResponses(409),
       },
     },
-    async ({ auth }) => ({
-      status: 201,
-      body: toIssued(await createSigningKey(db, auth.accountId, deps.masterKey)),
-      headers: NO_STORE,
-    }),
+    async ({ auth }) => {
+      const issued = await createSigningKey(db, auth.accountId, deps.masterKey);
+      await audit(
+        deps,
+        auth,
+        'signing_key.created',
+        { type: 'signing_key', id: issued.key.id },
+        {
+          keyPrefix: issued.key.keyPrefix,
+        },
+      );
+      return { status: 201, body: toIssued(issued), headers: NO_STORE };
+    },
   );
 
   routes.add(
@@ -106,9 +115,18 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
         ...errorResponses(404),
       },
     },
-    async ({ auth }) => ({
-      body: toIssued(await rotateSigningKey(db, auth.accountId, deps.masterKey, deps.now())),
-      headers: NO_STORE,
-    }),
+    async ({ auth }) => {
+      const issued = await rotateSigningKey(db, auth.accountId, deps.masterKey, deps.now());
+      await audit(
+        deps,
+        auth,
+        'signing_key.rotated',
+        { type: 'signing_key', id: issued.key.id },
+        {
+          keyPrefix: issued.key.keyPrefix,
+        },
+      );
+      return { body: toIssued(issued), headers: NO_STORE };
+    },
   );
 }

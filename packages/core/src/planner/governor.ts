@@ -1,0 +1,202 @@
+/**
+ * The governor: what a planner proposal becomes when applied to the endpoint under analysis.
+ * Pure functions of the endpoint's state (read under its row lock by the caller) and `now`, built on
+ * the same checks as the API's scheduling routes (schemas/scheduling.ts), plus the planner's rules:
+ *  - an interval is clamped to minIntervalMs/maxIntervalMs here, and the clamped value is stored
+ *    (the scheduler clamps again; storing what applies keeps the session and the endpoint honest);
+ *  - cron-scheduled endpoints refuse interval hints (SPEC point 6);
+ *  - what a user set wins: a user's pause is never lifted, shortened or extended, and an active
+ *    user-set hint is neither replaced nor cleared; they end on their own TTL;
+ *  - planner hints live at most 24 hours, planner pauses at most 7 days.
+ * Every verdict carries a sentence for the tool result: the model learns what applied and why.
+ */
+import { isHintActive } from '../schedule/hints.js';
+import { checkIntervalHint, checkOneShotHint, checkPause, type HintTarget } from '../schemas/scheduling.js';
+import { PLANNER_LIMITS, type PlannerToolInput } from './tools.js';
+
+type Origin = 'user' | 'planner';
+
+/** The endpoint state the governor reads (a stored endpoint row satisfies it). */
+export interface GovernorTarget extends HintTarget {
+  baselineIntervalMs: number | null;
+  pausedUntil: Date | null;
+  pauseOrigin: Origin | null;
+  hintIntervalMs: number | null;
+  hintIntervalExpiresAt: Date | null;
+  hintIntervalOrigin: Origin | null;
+  hintOneShotAt: Date | null;
+  hintOneShotExpiresAt: Date | null;
+  hintOneShotOrigin: Origin | null;
+}
+
+/** A schedule change with origin planner (the shape db/scheduling.ts applies). */
+export type PlannerChange =
+  | { kind: 'pause'; pausedUntil: Date | null; reason: string | null; origin: 'planner' }
+  | { kind: 'interval-hint'; intervalMs: number; expiresAt: Date; reason: string; origin: 'planner' }
+  | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: 'planner' }
+  | { kind: 'clear-hints' };
+
+export type GovernorVerdict =
+  | { kind: 'apply'; change: PlannerChange; summary: string }
+  /** The proposal is not allowed; `summary` says why. */
+  | { kind: 'refuse'; summary: string }
+  /** Allowed but there is nothing to change. */
+  | { kind: 'noop'; summary: string };
+
+const MS_PER_MINUTE = 60_000;
+const iso = (date: Date) => date.toISOString();
+
+function activePause(target: GovernorTarget, now: Date): Date | null {
+  return target.pausedUntil !== null && target.pausedUntil > now ? target.pausedUntil : null;
+}
+
+function activeIntervalHint(target: GovernorTarget, now: Date): { expiresAt: Date; origin: Origin } | null {
+  if (target.hintIntervalMs === null || !isHintActive(target.hintIntervalExpiresAt, now)) return null;
+  return { expiresAt: target.hintIntervalExpiresAt!, origin: target.hintIntervalOrigin ?? 'user' };
+}
+
+function activeOneShot(target: GovernorTarget, now: Date): { expiresAt: Date; origin: Origin } | null {
+  if (target.hintOneShotAt === null || !isHintActive(target.hintOneShotExpiresAt, now)) return null;
+  return { expiresAt: target.hintOneShotExpiresAt!, origin: target.hintOneShotOrigin ?? 'user' };
+}
+
+function pauseNote(target: GovernorTarget, now: Date): string {
+  const pausedUntil = activePause(target, now);
+  return pausedUntil ? `; the endpoint is paused until ${iso(pausedUntil)}, so the hint applies after the pause` : '';
+}
+
+/**
+ * `accountMinIntervalMs` is the account's minimum interval (tier quota, tiers.ts): the API refuses
+ * a user's hint below it; the governor raises a planner proposal to it.
+ */
+export function governIntervalProposal(
+  target: GovernorTarget,
+  input: PlannerToolInput<'propose_interval'>,
+  now: Date,
+  accountMinIntervalMs = 0,
+): GovernorVerdict {
+  const check = checkIntervalHint(target, input, now);
+  if (!check.ok) return { kind: 'refuse', summary: check.issues.map((issue) => issue.message).join('; ') };
+  const userHint = activeIntervalHint(target, now);
+  if (userHint?.origin === 'user') {
+    return {
+      kind: 'refuse',
+      summary: `a user-set interval hint is active until ${iso(userHint.expiresAt)}; the planner does not replace it`,
+    };
+  }
+  const { expiresAt } = check.value;
+  let { clampedIntervalMs } = check.value;
+  let clampNote = '';
+  if (clampedIntervalMs < accountMinIntervalMs) {
+    clampedIntervalMs = accountMinIntervalMs;
+    clampNote = ` (requested ${input.intervalMs} ms, raised to the account's minimum interval ${clampedIntervalMs} ms)`;
+  } else if (clampedIntervalMs !== input.intervalMs) {
+    const bound = clampedIntervalMs === target.minIntervalMs ? 'minIntervalMs' : 'maxIntervalMs';
+    clampNote = ` (requested ${input.intervalMs} ms, clamped to ${bound} ${clampedIntervalMs} ms)`;
+  }
+  return {
+    kind: 'apply',
+    change: {
+      kind: 'interval-hint',
+      intervalMs: clampedIntervalMs,
+      expiresAt,
+      reason: input.reason,
+      origin: 'planner',
+    },
+    summary: `interval ${clampedIntervalMs} ms until ${iso(expiresAt)}${clampNote}${pauseNote(target, now)}`,
+  };
+}
+
+export function governNextTimeProposal(
+  target: GovernorTarget,
+  input: PlannerToolInput<'propose_next_time'>,
+  now: Date,
+): GovernorVerdict {
+  const nextRunAt = new Date(input.nextRunAt);
+  const delayMinutes = Math.max(0, nextRunAt.getTime() - now.getTime()) / MS_PER_MINUTE;
+  const ttlMinutes = input.ttlMinutes ?? delayMinutes + PLANNER_LIMITS.oneShotGraceMinutes;
+  if (ttlMinutes > PLANNER_LIMITS.hintTtlMaxMinutes) {
+    return {
+      kind: 'refuse',
+      summary: `nextRunAt ${iso(nextRunAt)} is too far ahead: planner one-shots expire within ${PLANNER_LIMITS.hintTtlMaxMinutes} minutes`,
+    };
+  }
+  const userHint = activeOneShot(target, now);
+  if (userHint?.origin === 'user') {
+    return {
+      kind: 'refuse',
+      summary: `a user-set one-shot hint is active until ${iso(userHint.expiresAt)}; the planner does not replace it`,
+    };
+  }
+  const check = checkOneShotHint(target, { nextRunAt, ttlMinutes }, now);
+  if (!check.ok) return { kind: 'refuse', summary: check.issues.map((issue) => issue.message).join('; ') };
+  const { nextRunAt: at, expiresAt } = check.value;
+  let floorNote = '';
+  if (target.lastRunAt !== null && target.minIntervalMs !== null) {
+    const floor = new Date(target.lastRunAt.getTime() + target.minIntervalMs);
+    if (floor > at) floorNote = ` (the minIntervalMs floor moves it to ${iso(floor)})`;
+  }
+  return {
+    kind: 'apply',
+    change: { kind: 'one-shot-hint', nextRunAt: at, expiresAt, reason: input.reason, origin: 'planner' },
+    summary: `one run at ${iso(at)}${floorNote}, hint expires ${iso(expiresAt)}${pauseNote(target, now)}`,
+  };
+}
+
+export function governPause(
+  target: GovernorTarget,
+  input: PlannerToolInput<'pause_until'>,
+  now: Date,
+): GovernorVerdict {
+  const current = activePause(target, now);
+  if (current !== null && target.pauseOrigin !== 'planner') {
+    return {
+      kind: 'refuse',
+      summary: `the endpoint was paused by a user until ${iso(current)}; the planner never lifts or changes a user's pause`,
+    };
+  }
+  if (input.pausedUntil === null) {
+    if (current === null) return { kind: 'noop', summary: 'the endpoint is not paused; nothing to resume' };
+    return {
+      kind: 'apply',
+      change: { kind: 'pause', pausedUntil: null, reason: null, origin: 'planner' },
+      summary: `resumed (the planner's pause until ${iso(current)} is lifted)`,
+    };
+  }
+  const pausedUntil = new Date(input.pausedUntil);
+  const check = checkPause(pausedUntil, now);
+  if (!check.ok) return { kind: 'refuse', summary: check.issues.map((issue) => issue.message).join('; ') };
+  const latest = new Date(now.getTime() + PLANNER_LIMITS.pauseMaxMinutes * MS_PER_MINUTE);
+  if (pausedUntil > latest) {
+    return {
+      kind: 'refuse',
+      summary: `pausedUntil ${iso(pausedUntil)} is too far ahead: planner pauses end within 7 days (by ${iso(latest)})`,
+    };
+  }
+  return {
+    kind: 'apply',
+    change: { kind: 'pause', pausedUntil, reason: input.reason, origin: 'planner' },
+    summary: `paused until ${iso(pausedUntil)}`,
+  };
+}
+
+export function governClearHints(target: GovernorTarget, now: Date): GovernorVerdict {
+  const hints = [
+    ['interval', activeIntervalHint(target, now)],
+    ['one-shot', activeOneShot(target, now)],
+  ] as const;
+  const active = hints.filter(([, hint]) => hint !== null);
+  if (active.length === 0) return { kind: 'noop', summary: 'no active hints; nothing to clear' };
+  const byUser = active.find(([, hint]) => hint!.origin === 'user');
+  if (byUser) {
+    return {
+      kind: 'refuse',
+      summary: `the ${byUser[0]} hint was set by a user and stays until ${iso(byUser[1]!.expiresAt)}; the planner does not clear it`,
+    };
+  }
+  return {
+    kind: 'apply',
+    change: { kind: 'clear-hints' },
+    summary: `cleared the ${active.map(([name]) => name).join(' and ')} hint; the baseline schedule applies`,
+  };
+}

@@ -1,0 +1,6 @@
+export * from './budget.js';
+export * from './context.js';
+export * from './governor.js';
+export * from './records.js';
+export * from './tools.js';
+export * from './when-to-analyse.js';

@@ -1,0 +1,121 @@
+/**
+ * API records of the planner's work (SPEC "Analysis session", "AI analysis" routes) and the
+ * account's AI settings and budget (parts of the account record, which the spec leaves open).
+ */
+import { z } from 'zod';
+import { pagingQuery } from '../schemas/common.js';
+import type { AiBudgetState } from './budget.js';
+import { CONFIDENCE_LEVELS } from './tools.js';
+import { ANALYSIS_STATUSES, ANALYSIS_TRIGGERS } from './when-to-analyse.js';
+
+const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+
+/** SPEC "Limits": analysis sessions default page size. */
+export const ANALYSIS_SESSIONS_DEFAULT_LIMIT = 10;
+
+export const listAnalysisSessionsQuery = pagingQuery(ANALYSIS_SESSIONS_DEFAULT_LIMIT);
+export type ListAnalysisSessionsQuery = z.infer<typeof listAnalysisSessionsQuery>;
+
+/** One proposal the planner made, as stored in actionsApplied. */
+export const plannerActionRecord = z
+  .object({
+    tool: z.string().meta({ description: 'propose_interval, propose_next_time, pause_until or clear_hints' }),
+    params: z.record(z.string(), z.unknown()).meta({ description: 'The input the planner sent' }),
+    result: z.string().meta({
+      description: 'What happened: "applied: …", "refused: …", "nothing to do: …" or "shadow mode, not applied: …"',
+    }),
+    applied: z.boolean().meta({ description: 'Whether the endpoint was changed' }),
+  })
+  .meta({ id: 'PlannerAction' });
+export type PlannerActionRecord = z.infer<typeof plannerActionRecord>;
+
+const sessionFields = {
+  id: z.string(),
+  endpointId: z.string(),
+  createdAt: isoTime.meta({ description: 'When the analysis started' }),
+  status: z.enum(ANALYSIS_STATUSES).meta({
+    description:
+      'completed; failed (model error, timeout, step limit: see errorMessage; retried with backoff); ' +
+      'skipped (the AI token budget was exhausted: see errorMessage)',
+  }),
+  shadow: z.boolean().meta({ description: 'Shadow mode: proposals were recorded but not applied' }),
+  trigger: z
+    .string()
+    .nullable()
+    .meta({ description: `Why it ran: ${ANALYSIS_TRIGGERS.join(', ')}` }),
+  reasoning: z.string().nullable().meta({ description: "The planner's explanation" }),
+  toolsCalled: z.array(z.string()).meta({ description: 'Planner tools called, in order (repeats kept)' }),
+  tokenUsage: z.number().int().meta({ description: 'Model tokens used (input + output, summed over the tool loop)' }),
+  durationMs: z.number().int(),
+  nextAnalysisAt: isoTime.nullable().meta({ description: 'When the planner looks at this endpoint again' }),
+  endpointFailureCount: z.number().int().meta({ description: "The endpoint's consecutive failures at the analysis" }),
+  errorMessage: z.string().nullable().meta({ description: 'Why the analysis failed or was skipped' }),
+};
+
+export const analysisSessionSummaryRecord = z.object(sessionFields).meta({ id: 'AnalysisSessionSummary' });
+
+export const analysisSessionRecord = z
+  .object({
+    ...sessionFields,
+    actionsApplied: z.array(plannerActionRecord),
+    confidence: z.enum(CONFIDENCE_LEVELS).nullable().meta({ description: 'low, medium or high; null when not given' }),
+    model: z.string().nullable(),
+    inputTokens: z.number().int(),
+    outputTokens: z.number().int(),
+  })
+  .meta({ id: 'AnalysisSession' });
+
+export const analysisSessionsPage = z
+  .object({
+    sessions: z.array(analysisSessionSummaryRecord).meta({ description: 'Newest first' }),
+    total: z.number().int(),
+    hasMore: z.boolean(),
+  })
+  .meta({ id: 'AnalysisSessionsPage' });
+
+export type AnalysisSessionSummaryRecord = z.infer<typeof analysisSessionSummaryRecord>;
+export type AnalysisSessionRecord = z.infer<typeof analysisSessionRecord>;
+
+/** Settings > AI Features (part of the account record). */
+export const aiSettingsRecord = z
+  .object({
+    aiSchedulingEnabled: z.boolean().meta({ description: 'Settings > AI Features > Enable AI Scheduling' }),
+    aiShadowMode: z
+      .boolean()
+      .meta({ description: 'The planner records its proposals in analysis sessions without applying them' }),
+  })
+  .meta({ id: 'AiSettings' });
+
+/** The planner's token budget this period (part of the account record). */
+export const aiBudgetRecord = z
+  .object({
+    tokensUsed: z.number().int(),
+    tokensLimit: z.number().int().meta({ description: "The tier's aiTokensPerMonth, or the account's override" }),
+    periodStartedAt: isoTime,
+    periodEndsAt: isoTime.meta({ description: 'The budget resets then (00:00 UTC on the 1st of the month)' }),
+    exhausted: z.boolean().meta({
+      description: 'The planner stops calling the model for this account until periodEndsAt (sessions say so: skipped)',
+    }),
+  })
+  .meta({ id: 'AiBudget', description: 'Model tokens the planner may use per calendar month (UTC)' });
+
+export function toAiBudgetRecord(budget: AiBudgetState): z.output<typeof aiBudgetRecord> {
+  return {
+    tokensUsed: budget.tokensUsed,
+    tokensLimit: budget.tokensLimit,
+    periodStartedAt: budget.periodStartedAt.toISOString(),
+    periodEndsAt: budget.periodEndsAt.toISOString(),
+    exhausted: budget.exhausted,
+  };
+}
+
+export const accountSettingsInput = z
+  .strictObject({
+    aiSchedulingEnabled: z.boolean().optional().meta({ description: 'Enable AI Scheduling' }),
+    aiShadowMode: z.boolean().optional().meta({ description: 'Record planner proposals without applying them' }),
+  })
+  .refine((input) => input.aiSchedulingEnabled !== undefined || input.aiShadowMode !== undefined, {
+    message: 'send aiSchedulingEnabled and/or aiShadowMode',
+  })
+  .meta({ id: 'AccountSettingsInput' });
+export type AccountSettingsInput = z.infer<typeof accountSettingsInput>;

@@ -1,0 +1,118 @@
+/**
+ * People and how they sign in: users, their external identities (OIDC issuer + subject, GitHub
+ * id), browser sessions and one-time sign-in links. Secrets (session cookie, link token) arrive
+ * here already hashed: only SHA-256 digests are stored.
+ */
+import type { Database } from './client.js';
+import type { Account, User, UserRole, WebSession } from './generated/prisma/client.js';
+import { Prisma } from './generated/prisma/client.js';
+import { newId } from '@kairos/core';
+
+export type UserWithAccount = User & { account: Account };
+export type SessionWithUser = WebSession & { user: UserWithAccount };
+
+const withAccount = { account: true } as const;
+
+export async function findUserByIdentity(
+  db: Database,
+  provider: string,
+  subject: string,
+): Promise<UserWithAccount | null> {
+  const identity = await db.prisma.userIdentity.findUnique({
+    where: { provider_subject: { provider, subject } },
+    include: { user: { include: withAccount } },
+  });
+  return identity?.user ?? null;
+}
+
+export async function findUserByEmail(db: Database, email: string): Promise<UserWithAccount | null> {
+  return db.prisma.user.findUnique({ where: { email: email.toLowerCase() }, include: withAccount });
+}
+
+export async function getUserWithAccount(db: Database, userId: string): Promise<UserWithAccount | null> {
+  return db.prisma.user.findUnique({ where: { id: userId }, include: withAccount });
+}
+
+/** Links an external identity to a user; linking the same identity twice is a no-op. */
+export async function linkIdentity(db: Database, userId: string, provider: string, subject: string): Promise<void> {
+  try {
+    await db.prisma.userIdentity.create({ data: { id: newId(), userId, provider, subject } });
+  } catch (error) {
+    if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')) throw error;
+  }
+}
+
+export async function recordSignIn(db: Database, userId: string, at: Date): Promise<void> {
+  await db.prisma.user.update({ where: { id: userId }, data: { lastLoginAt: at } });
+}
+
+/** Operator CLI. Returns null when no user has that email. */
+export async function setUserRole(db: Database, email: string, role: UserRole): Promise<User | null> {
+  const user = await db.prisma.user.findUnique({ where: { email: email.toLowerCase() } });
+  if (!user) return null;
+  return db.prisma.user.update({ where: { id: user.id }, data: { role } });
+}
+
+// --- browser sessions -------------------------------------------------------------------------
+
+export async function createWebSession(
+  db: Database,
+  input: { userId: string; tokenHash: string; csrfToken: string; expiresAt: Date; now: Date },
+): Promise<WebSession> {
+  return db.prisma.webSession.create({
+    data: {
+      id: newId(),
+      userId: input.userId,
+      tokenHash: input.tokenHash,
+      csrfToken: input.csrfToken,
+      expiresAt: input.expiresAt,
+      createdAt: input.now,
+      lastSeenAt: input.now,
+    },
+  });
+}
+
+/** The session with this cookie hash, unless it was revoked or has expired. */
+export async function findLiveWebSession(db: Database, tokenHash: string, now: Date): Promise<SessionWithUser | null> {
+  const session = await db.prisma.webSession.findUnique({
+    where: { tokenHash },
+    include: { user: { include: withAccount } },
+  });
+  if (!session || session.revokedAt || session.expiresAt.getTime() <= now.getTime()) return null;
+  return session;
+}
+
+export async function getWebSession(db: Database, sessionId: string): Promise<WebSession | null> {
+  return db.prisma.webSession.findUnique({ where: { id: sessionId } });
+}
+
+export async function touchWebSession(db: Database, sessionId: string, at: Date): Promise<void> {
+  await db.prisma.webSession.update({ where: { id: sessionId }, data: { lastSeenAt: at } });
+}
+
+export async function revokeWebSession(db: Database, sessionId: string, at: Date): Promise<void> {
+  await db.prisma.webSession.updateMany({ where: { id: sessionId, revokedAt: null }, data: { revokedAt: at } });
+}
+
+// --- one-time sign-in links -------------------------------------------------------------------
+
+export async function createLoginToken(
+  db: Database,
+  input: { userId: string; tokenHash: string; expiresAt: Date },
+): Promise<void> {
+  await db.prisma.loginToken.create({ data: { id: newId(), ...input } });
+}
+
+/**
+ * Consumes a sign-in link: one conditional UPDATE, so two concurrent uses of the same link cannot
+ * both succeed. Returns the user id, or null when the link is unknown, used or expired.
+ */
+export async function consumeLoginToken(db: Database, tokenHash: string, now: Date): Promise<string | null> {
+  const { rows } = await db.pool.query<{ userId: string }>(
+    `UPDATE login_tokens SET "consumedAt" = $2
+      WHERE "tokenHash" = $1 AND "consumedAt" IS NULL AND "expiresAt" > $2
+      RETURNING "userId"`,
+    [tokenHash, now],
+  );
+  return rows[0]?.userId ?? null;
+}

@@ -1,0 +1,118 @@
+/**
+ * One shape for every Kairos MCP tool: a zod input schema (built from the API's own schemas), an
+ * optional output schema (the API's response records), and a call against the API.
+ *
+ * Results carry structuredContent (the API's answer, parsed by the output schema, so fields the
+ * schema does not know are dropped and the client's validation always passes) and a text
+ * rendering: a one-line summary, then the same JSON. Every failure is a tool error
+ * (isError: true) whose text starts with the API's error code: `NOT_FOUND: job not found`.
+ */
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { KairosApiError, type ApiClient } from './api-client.js';
+
+type Structured = Record<string, unknown>;
+
+export interface KairosTool {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodObject;
+  output: z.ZodObject | undefined;
+  annotations: ToolAnnotations;
+  call(api: ApiClient, args: unknown): Promise<CallToolResult>;
+}
+
+export interface ToolSpec<I extends z.ZodObject, R> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output?: z.ZodType<R>;
+  /** Defaults: not read-only, not destructive, not idempotent, closed world (only the Kairos API). */
+  annotations?: Omit<ToolAnnotations, 'title'>;
+  run(api: ApiClient, args: z.output<I>): Promise<R>;
+  /** The first line of the text rendering. */
+  summarize(result: R): string;
+}
+
+/** With an output schema, the result type is the schema's. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  spec: ToolSpec<I, z.output<O>> & { output: O },
+): KairosTool;
+/** Without one, it is what run returns. */
+export function defineTool<I extends z.ZodObject, R extends Structured>(spec: ToolSpec<I, R>): KairosTool;
+export function defineTool<I extends z.ZodObject, R extends Structured>(spec: ToolSpec<I, R>): KairosTool {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    input: spec.input,
+    output: spec.output as z.ZodObject | undefined,
+    annotations: { title: spec.title, openWorldHint: false, ...spec.annotations },
+    async call(api, args) {
+      try {
+        const raw = await spec.run(api, args as z.output<I>);
+        const result = spec.output ? parseOutput(spec.output, raw) : raw;
+        return {
+          content: [{ type: 'text', text: `${spec.summarize(result)}\n\n${JSON.stringify(result, null, 2)}` }],
+          structuredContent: result as Structured,
+        };
+      } catch (error) {
+        return toolError(error);
+      }
+    },
+  };
+}
+
+function parseOutput<R>(schema: z.ZodType<R>, raw: unknown): R {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new KairosApiError(
+      'INTERNAL_ERROR',
+      `the API answered in an unexpected shape (is the MCP server the same version as the API?): ${z.prettifyError(parsed.error)}`,
+      null,
+    );
+  }
+  return parsed.data;
+}
+
+/** `CODE: message`, then the details as JSON when the API gave any. */
+export function toolError(error: unknown): CallToolResult {
+  const apiError =
+    error instanceof KairosApiError
+      ? error
+      : new KairosApiError('INTERNAL_ERROR', error instanceof Error ? error.message : String(error), null);
+  const details = apiError.details ? `\ndetails: ${JSON.stringify(apiError.details)}` : '';
+  return { isError: true, content: [{ type: 'text', text: `${apiError.code}: ${apiError.message}${details}` }] };
+}
+
+/** An id argument. Ids are opaque; an unknown or malformed one is the API's NOT_FOUND. */
+export const idArg = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(100)
+    .meta({ description: `The ${what}'s id` });
+
+/** A list page as structured content: the items under `key`, the total and whether more follow. */
+export const pageOutput = <K extends string, T extends z.ZodType>(key: K, item: T) =>
+  z.object({
+    ...({ [key]: z.array(item) } as Record<K, z.ZodArray<T>>),
+    total: z.number().int().meta({ description: 'Items matching the filter, over all pages' }),
+    hasMore: z.boolean().meta({ description: 'More items follow this page (raise offset)' }),
+  });
+
+export const toPage = <K extends string, T>(key: K, items: T[], total: number, offset = 0) =>
+  ({ [key]: items, total, hasMore: offset + items.length < total }) as Record<K, T[]> & {
+    total: number;
+    hasMore: boolean;
+  };
+
+/** A record schema as a tool output: a plain object at the root (MCP requires type: object there). */
+export const asOutput = <Shape extends z.ZodRawShape>(record: z.ZodObject<Shape>) => z.object(record.shape);
+
+export const READ_ONLY = { readOnlyHint: true } as const;
+export const IDEMPOTENT_CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true } as const;
+export const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;

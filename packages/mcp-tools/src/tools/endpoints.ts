@@ -1,0 +1,113 @@
+import {
+  LIMITS,
+  createEndpointInput,
+  endpointRecord,
+  pagingQuery,
+  pauseEndpointInput,
+  pauseResult,
+  updateEndpointInput,
+  type EndpointRecord,
+} from '@kairos/core';
+import { z } from 'zod';
+import type { ApiClient } from '../api-client.js';
+import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineTool, idArg, pageOutput, toPage } from '../tool.js';
+
+const endpointId = idArg('endpoint');
+const jobId = idArg('job');
+/** Optional on tools addressed by endpoint id: looked up when absent. */
+const parentJobId = idArg('job').optional().meta({ description: "The endpoint's job id (looked up when omitted)" });
+const endpoint = asOutput(endpointRecord);
+
+export const describeSchedule = (record: EndpointRecord): string => {
+  const baseline = record.baselineCron
+    ? `cron "${record.baselineCron}" (${record.timezone})`
+    : `every ${record.baselineIntervalMs} ms`;
+  const next = record.nextRunAt ? `next run ${record.nextRunAt}` : 'nothing scheduled';
+  return `Endpoint "${record.name}" (${record.id}) is ${record.status}, ${baseline}, ${next}, ${record.failureCount} consecutive failures`;
+};
+
+const jobOf = async (api: ApiClient, id: string, given: string | undefined) =>
+  given ?? (await api.getEndpoint(id)).jobId;
+
+export const endpointTools = [
+  defineTool({
+    name: 'addEndpoint',
+    title: 'Add an endpoint to a job',
+    description:
+      'Adds an endpoint (an HTTP request with a baseline schedule) to a job; it starts executing at once on ' +
+      'its baseline. Give exactly one of baselineIntervalMs (milliseconds between runs, at least 1000) or ' +
+      'baselineCron (five fields, in timezone, default UTC). minIntervalMs/maxIntervalMs bound every ' +
+      'interval (AI hints included). description tells the AI planner how to adapt the schedule from the ' +
+      'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH.',
+    input: z.strictObject({ jobId, ...createEndpointInput.shape }),
+    output: endpoint,
+    annotations: CHANGE,
+    run: (api, { jobId: job, ...input }) => api.createEndpoint(job, input),
+    summarize: (record) => `Added. ${describeSchedule(record)}.`,
+  }),
+  defineTool({
+    name: 'listEndpoints',
+    title: "List a job's endpoints",
+    description: "Lists a job's endpoints, oldest first, with their schedule state (archived ones on request).",
+    input: z.strictObject({
+      jobId,
+      ...pagingQuery(LIMITS.listDefaultLimit).shape,
+      includeArchived: z.boolean().optional().meta({ description: 'Include archived endpoints (default false)' }),
+    }),
+    output: pageOutput('endpoints', endpointRecord),
+    annotations: READ_ONLY,
+    run: async (api, { jobId: job, ...query }) => {
+      const { items, total } = await api.listEndpoints(job, query);
+      return toPage('endpoints', items, total, query.offset);
+    },
+    summarize: (page) => `${page.endpoints.length} of ${page.total} endpoints.`,
+  }),
+  defineTool({
+    name: 'getEndpoint',
+    title: 'Get an endpoint',
+    description:
+      'One endpoint: request, baseline schedule, bounds, status, nextRunAt, lastRunAt, failure count and ' +
+      'backoff, pause and the active AI hints.',
+    input: z.strictObject({ id: endpointId }),
+    output: endpoint,
+    annotations: READ_ONLY,
+    run: (api, args) => api.getEndpoint(args.id),
+    summarize: (record) => `${describeSchedule(record)}.`,
+  }),
+  defineTool({
+    name: 'updateEndpoint',
+    title: 'Update an endpoint',
+    description:
+      'Changes any subset of the endpoint input fields (null clears an optional field). Setting one baseline ' +
+      'replaces the other. The resulting configuration is validated as a whole. A masked header value ' +
+      '(********) keeps the stored one. Archived endpoints are read-only.',
+    input: z.strictObject({ id: endpointId, jobId: parentJobId, ...updateEndpointInput.shape }),
+    output: endpoint,
+    annotations: IDEMPOTENT_CHANGE,
+    run: async (api, { id, jobId: job, ...input }) => api.updateEndpoint(await jobOf(api, id, job), id, input),
+    summarize: (record) => `Updated. ${describeSchedule(record)}.`,
+  }),
+  defineTool({
+    name: 'archiveEndpoint',
+    title: 'Archive an endpoint',
+    description: 'Archives an endpoint: it stops for good and test runs are refused. Idempotent.',
+    input: z.strictObject({ id: endpointId, jobId: parentJobId }),
+    output: z.object({ success: z.literal(true), endpoint: endpointRecord }),
+    annotations: { ...IDEMPOTENT_CHANGE, destructiveHint: true },
+    run: async (api, { id, jobId: job }) => api.archiveEndpoint(await jobOf(api, id, job), id),
+    summarize: (result) => `Archived endpoint "${result.endpoint.name}" (${result.endpoint.id}).`,
+  }),
+  defineTool({
+    name: 'pauseEndpoint',
+    title: 'Pause or resume an endpoint',
+    description:
+      'pausedUntil (ISO 8601, in the future) pauses the endpoint until then, overriding the baseline and all ' +
+      'hints (which stay and apply again afterwards); pausedUntil null resumes it immediately.',
+    input: z.strictObject({ id: endpointId, ...pauseEndpointInput.shape }),
+    output: asOutput(pauseResult),
+    annotations: IDEMPOTENT_CHANGE,
+    run: (api, { id, ...input }) => api.pauseEndpoint(id, input),
+    summarize: (result) =>
+      result.pausedUntil ? `Paused until ${result.pausedUntil}.` : `Resumed. ${describeSchedule(result.endpoint)}.`,
+  }),
+];

@@ -1,0 +1,152 @@
+/**
+ * Prometheus metrics: one registry per process (`metrics`), served at /metrics by every service
+ * (health-server.ts for the workers, a plain route for the api). Series (docs/operations.md):
+ *
+ *   kairos_queue_jobs{queue,state}                   gauge, read from BullMQ on each scrape
+ *   kairos_dispatch_lag_seconds{source}              histogram of startedAt − scheduledAt (executor)
+ *   kairos_runs_total{source,status}                 counter of recorded runs (executor)
+ *   kairos_executions_skipped_total{reason}          counter of due jobs dropped without a run (executor)
+ *   kairos_executor_concurrency_in_use               gauge: executions in flight in this process
+ *   kairos_executor_concurrency_limit                gauge: EXECUTOR_CONCURRENCY
+ *   kairos_planner_tokens_total                      counter (planner: metrics.plannerTokens.inc(n))
+ *   kairos_planner_failures_total{reason}            counter (planner: metrics.plannerFailures.inc({ reason }))
+ *   kairos_reconcile_repairs_total{kind}             counter: restored jobs, recomputed endpoints (scheduler)
+ * plus Node's default process metrics (CPU, memory, event-loop lag) on the process-wide registry.
+ *
+ * Queue depth is read on scrape (getJobCounts: a handful of Redis reads per queue), never pushed,
+ * so an idle process costs nothing and the figure is as fresh as the scrape.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** What the queue-depth gauge reads: a BullMQ Queue satisfies it (runtime does not import bullmq). */
+export interface QueueCountSource {
+  readonly name: string;
+  getJobCounts(...states: string[]): Promise<Record<string, number>>;
+}
+
+/** Job states reported per queue. `delayed` is the scheduled backlog; `wait` + `prioritized` are due now. */
+export const QUEUE_STATES = ['wait', 'prioritized', 'active', 'delayed', 'failed'] as const;
+
+/** 1 ms … 60 s: the benchmark's targets (p99 ≤ 50 ms) sit in the fine end, outages in the coarse end. */
+export const DISPATCH_LAG_BUCKETS_SECONDS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
+
+/** A scrape must not hang on a Redis outage: queue counts not read within this are left out. */
+const QUEUE_COUNT_TIMEOUT_MS = 2000;
+
+export interface MetricsOptions {
+  /** Node's default process metrics (only once per registry; on for the process-wide one). */
+  defaultMetrics?: boolean;
+}
+
+export class KairosMetrics {
+  readonly registry = new Registry();
+  private readonly watchedQueues = new Set<QueueCountSource>();
+
+  readonly queueJobs: Gauge<'queue' | 'state'>;
+  readonly dispatchLag: Histogram<'source'>;
+  readonly runOutcomes: Counter<'source' | 'status'>;
+  readonly executionsSkipped: Counter<'reason'>;
+  readonly executorConcurrencyInUse: Gauge;
+  readonly executorConcurrencyLimit: Gauge;
+  readonly plannerTokens: Counter;
+  readonly plannerFailures: Counter<'reason'>;
+  readonly reconcileRepairs: Counter<'kind'>;
+
+  constructor(options: MetricsOptions = {}) {
+    const registers = [this.registry];
+    const watched = this.watchedQueues;
+    this.queueJobs = new Gauge({
+      name: 'kairos_queue_jobs',
+      help: 'Jobs per BullMQ queue and state, read on each scrape',
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect() {
+        this.reset();
+        await Promise.all([...watched].map((queue) => collectQueue(this, queue)));
+      },
+    });
+    this.dispatchLag = new Histogram({
+      name: 'kairos_dispatch_lag_seconds',
+      help: 'Dispatch lag of recorded scheduled runs: startedAt minus scheduledAt',
+      labelNames: ['source'],
+      buckets: DISPATCH_LAG_BUCKETS_SECONDS,
+      registers,
+    });
+    this.runOutcomes = new Counter({
+      name: 'kairos_runs_total',
+      help: 'Recorded runs by source (baseline-cron, baseline-interval, ai-interval, ai-oneshot, test) and status',
+      labelNames: ['source', 'status'],
+      registers,
+    });
+    this.executionsSkipped = new Counter({
+      name: 'kairos_executions_skipped_total',
+      help: 'Due executions dropped without a run (paused, archived, stale, overlap, ...)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.executorConcurrencyInUse = new Gauge({
+      name: 'kairos_executor_concurrency_in_use',
+      help: 'Executions in flight in this executor process',
+      registers,
+    });
+    this.executorConcurrencyLimit = new Gauge({
+      name: 'kairos_executor_concurrency_limit',
+      help: 'Executions this executor process runs at once at most (EXECUTOR_CONCURRENCY)',
+      registers,
+    });
+    this.plannerTokens = new Counter({
+      name: 'kairos_planner_tokens_total',
+      help: 'Model tokens used by the planner (input plus output)',
+      registers,
+    });
+    this.plannerFailures = new Counter({
+      name: 'kairos_planner_failures_total',
+      help: 'Planner analyses that failed, by reason',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.reconcileRepairs = new Counter({
+      name: 'kairos_reconcile_repairs_total',
+      help: 'Reconcile sweep repairs: restored (delayed job re-added) and recomputed (schedule disagreed)',
+      labelNames: ['kind'],
+      registers,
+    });
+    if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Reports these queues' depths on every scrape until the returned function is called. */
+  watchQueues(queues: QueueCountSource[]): () => void {
+    for (const queue of queues) this.watchedQueues.add(queue);
+    return () => {
+      for (const queue of queues) this.watchedQueues.delete(queue);
+    };
+  }
+
+  /** One recorded scheduled run: its lag and its outcome. */
+  observeRun(run: { source: string; status: string; scheduledAt: Date; startedAt: Date }): void {
+    const lagMs = Math.max(0, run.startedAt.getTime() - run.scheduledAt.getTime());
+    this.dispatchLag.observe({ source: run.source }, lagMs / 1000);
+    this.runOutcomes.inc({ source: run.source, status: run.status });
+  }
+}
+
+async function collectQueue(gauge: Gauge<'queue' | 'state'>, queue: QueueCountSource): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), QUEUE_COUNT_TIMEOUT_MS);
+  });
+  try {
+    const counts = await Promise.race([queue.getJobCounts(...QUEUE_STATES), timeout]);
+    if (!counts) return;
+    for (const state of QUEUE_STATES) gauge.set({ queue: queue.name, state }, counts[state] ?? 0);
+  } catch {
+    // Redis unreachable: the series is absent from this scrape (alert on absence, not on a stale 0).
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The process-wide registry every service serves at /metrics. */
+export const metrics = new KairosMetrics({ defaultMetrics: true });

@@ -1,0 +1,193 @@
+/**
+ * The caller's account: tier, effective limits, usage this month, and its audit log.
+ *
+ * Runs per month is reported here and in /api/admin/accounts, not enforced: scheduled runs carry on
+ * past the quota (stopping a customer's production jobs mid-month is an operator's decision, made
+ * by raising the quota, changing the tier or disabling the account).
+ */
+import {
+  AppError,
+  QUOTA_KEYS,
+  accountSettingsInput,
+  aiBudgetPeriod,
+  aiBudgetRecord,
+  aiSettingsRecord,
+  describeAiBudget,
+  pagingQuery,
+  toAiBudgetRecord,
+  type TierLimits,
+} from '@kairos/core';
+import {
+  getAccount,
+  getAccountUsage,
+  listAuditEvents,
+  updateAccountAiSettings,
+  type Account,
+  type AuditEvent,
+  type Database,
+} from '@kairos/db';
+import { z } from 'zod';
+import { audit } from '../audit.js';
+import type { RouteRegistry } from '../http/route.js';
+import { TOTAL_COUNT_HEADER, errorResponses, isoTime } from './common.js';
+import type { ApiDeps } from './deps.js';
+
+export const tierLimitsRecord = z
+  .object(Object.fromEntries(QUOTA_KEYS.map((key) => [key, z.number().int()])) as Record<keyof TierLimits, z.ZodNumber>)
+  .meta({ id: 'TierLimits', description: 'Effective limits: the tier, with quotaOverrides applied' });
+
+export const usageRecord = z
+  .object({
+    jobs: z.number().int().meta({ description: 'Jobs not archived (quota maxJobs)' }),
+    endpoints: z.number().int().meta({ description: 'Endpoints not archived (quota maxEndpoints)' }),
+    runsThisMonth: z.number().int().meta({ description: 'Runs started this calendar month, UTC (runsPerMonth)' }),
+    aiTokensThisMonth: z.number().int().meta({ description: 'Planner tokens this month (aiTokensPerMonth)' }),
+    periodStart: isoTime,
+    periodEnd: isoTime,
+  })
+  .meta({ id: 'AccountUsage' });
+
+const accountRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    tier: z.enum(['free', 'pro', 'enterprise']),
+    limits: tierLimitsRecord,
+    usage: usageRecord,
+    aiSchedulingEnabled: z.boolean().meta({ description: 'Same as settings.aiSchedulingEnabled' }),
+    settings: aiSettingsRecord,
+    aiBudget: aiBudgetRecord,
+    createdAt: isoTime,
+  })
+  .meta({ id: 'Account' });
+
+const auditEventRecord = z
+  .object({
+    id: z.string(),
+    action: z.string().meta({ description: '<resource>.<verb>, e.g. api_key.created, endpoint.paused' }),
+    actorType: z.enum(['user', 'api_key', 'access_token', 'planner', 'operator', 'system']),
+    actorId: z.string().nullable(),
+    targetType: z.string().nullable(),
+    targetId: z.string().nullable(),
+    details: z.record(z.string(), z.unknown()).nullable(),
+    createdAt: isoTime,
+  })
+  .meta({ id: 'AuditEvent' });
+
+const listAuditEventsQuery = pagingQuery(50).extend({
+  action: z.string().max(100).optional().meta({ description: 'Only this action' }),
+});
+
+export async function usageOf(db: Database, account: Account, now: Date): Promise<z.output<typeof usageRecord>> {
+  const period = aiBudgetPeriod(now);
+  const usage = await getAccountUsage(db, account.id, period.startedAt);
+  const aiCurrent = account.aiPeriodStartedAt.getTime() >= period.startedAt.getTime();
+  return {
+    jobs: usage.jobs,
+    endpoints: usage.endpoints,
+    runsThisMonth: usage.runs,
+    aiTokensThisMonth: aiCurrent ? account.aiTokensUsed : 0,
+    periodStart: period.startedAt.toISOString(),
+    periodEnd: period.endsAt.toISOString(),
+  };
+}
+
+function toAuditEventRecord(event: AuditEvent) {
+  return {
+    id: event.id,
+    action: event.action,
+    actorType: event.actorType as z.output<typeof auditEventRecord>['actorType'],
+    actorId: event.actorId,
+    targetType: event.targetType,
+    targetId: event.targetId,
+    details: (event.details as Record<string, unknown> | null) ?? null,
+    createdAt: event.createdAt.toISOString(),
+  };
+}
+
+async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.output<typeof accountRecord>> {
+  const now = deps.now();
+  return {
+    id: account.id,
+    name: account.name,
+    tier: account.tier,
+    limits: await deps.accountLimits.get(account.id),
+    usage: await usageOf(deps.db, account, now),
+    aiSchedulingEnabled: account.aiSchedulingEnabled,
+    settings: { aiSchedulingEnabled: account.aiSchedulingEnabled, aiShadowMode: account.aiShadowMode },
+    aiBudget: toAiBudgetRecord(describeAiBudget(account, now)),
+    createdAt: account.createdAt.toISOString(),
+  };
+}
+
+export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): void {
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/account',
+      operationId: 'getAccount',
+      summary: 'The account: tier, limits (quotas, rate limit) and usage this month',
+      description:
+        'Quotas refuse with 403 QUOTA_EXCEEDED { quota, limit, current }: maxJobs on job create, maxEndpoints on ' +
+        'endpoint create, minIntervalMs on endpoint create/update and interval hints. runsPerMonth is reported ' +
+        'here, not enforced; aiTokensPerMonth is the planner budget.',
+      tags: ['Account'],
+      responses: { 200: { description: 'The account', schema: accountRecord }, ...errorResponses() },
+    },
+    async ({ auth }) => {
+      const account = await getAccount(deps.db, auth.accountId);
+      if (!account) throw new AppError('NOT_FOUND', 'account not found');
+      return { body: await toAccountRecord(deps, account) };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'patch',
+      path: '/api/account/settings',
+      operationId: 'updateAccountSettings',
+      summary: 'Change the AI settings (Enable AI Scheduling, shadow mode)',
+      description:
+        'aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on ' +
+        'their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still ' +
+        'analyses, and records its proposals in the sessions (marked shadow) without applying them.',
+      tags: ['Account'],
+      body: accountSettingsInput,
+      responses: {
+        200: { description: 'The account after the change', schema: accountRecord },
+        ...errorResponses(400),
+      },
+    },
+    async ({ auth, body }) => {
+      const account = await updateAccountAiSettings(deps.db, auth.accountId, body);
+      await audit(deps, auth, 'account.settings_updated', { type: 'account', id: account.id }, body);
+      return { body: await toAccountRecord(deps, account) };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/audit-events',
+      operationId: 'listAuditEvents',
+      summary: "The account's audit log, newest first",
+      description:
+        'Sign-ins, API key and device changes, signing key create/rotate, job and endpoint changes, ' +
+        'pauses and hints (by users, keys, tokens, the planner and operators).',
+      tags: ['Account'],
+      query: listAuditEventsQuery,
+      responses: {
+        200: {
+          description: 'A page of events',
+          schema: z.array(auditEventRecord),
+          headers: { [TOTAL_COUNT_HEADER]: 'Events matching the filter' },
+        },
+        ...errorResponses(400),
+      },
+    },
+    async ({ auth, query }) => {
+      const { events, total } = await listAuditEvents(deps.db, auth.accountId, query);
+      return { body: events.map(toAuditEventRecord), headers: { [TOTAL_COUNT_HEADER]: String(total) } };
+    },
+  );
+}

@@ -1,0 +1,127 @@
+/**
+ * Who am I, how can I sign in, sign out (JSON). The browser redirects of sign-in itself are in
+ * auth/browser-routes.ts.
+ */
+import { AppError } from '@kairos/core';
+import { getUserWithAccount, getWebSession, revokeWebSession } from '@kairos/db';
+import { z } from 'zod';
+import { audit } from '../audit.js';
+import { clearSessionCookies } from '../auth/sessions.js';
+import type { RouteRegistry } from '../http/route.js';
+import { errorResponses } from './common.js';
+import type { ApiDeps } from './deps.js';
+
+const providersRecord = z
+  .object({
+    providers: z.array(
+      z.object({
+        id: z.enum(['oidc', 'github']),
+        name: z.string(),
+        signInUrl: z.string().meta({ description: 'Open in the browser; add ?returnTo=/path to come back there' }),
+      }),
+    ),
+    localSignIn: z.boolean().meta({
+      description: 'No provider is configured: sign in with the one-time link the server printed at start',
+    }),
+  })
+  .meta({ id: 'SignInProviders' });
+
+const sessionRecord = z
+  .object({
+    user: z.object({
+      id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      role: z.enum(['member', 'operator']),
+    }),
+    account: z.object({ id: z.string(), name: z.string(), tier: z.enum(['free', 'pro', 'enterprise']) }),
+    authenticatedBy: z.enum(['session', 'api_key', 'access_token']),
+    csrfToken: z.string().nullable().meta({
+      description: 'Send as X-CSRF-Token on cookie-authenticated writes; null unless signed in by the session cookie',
+    }),
+  })
+  .meta({ id: 'CurrentSession' });
+
+export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
+  const tags = ['Authentication'];
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/auth/providers',
+      operationId: 'listSignInProviders',
+      summary: 'How to sign in to the web UI',
+      tags,
+      public: true,
+      responses: { 200: { description: 'Configured identity providers', schema: providersRecord } },
+    },
+    async () => ({
+      body: {
+        providers: deps.identityProviders.map((provider) => ({
+          id: provider.id,
+          name: provider.name,
+          signInUrl: `/api/auth/${provider.id}/start`,
+        })),
+        localSignIn: deps.identityProviders.length === 0,
+      },
+    }),
+  );
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/auth/session',
+      operationId: 'getCurrentSession',
+      summary: 'The signed-in user, their account and the CSRF token',
+      description:
+        'Works with any credential. With the session cookie, csrfToken is the value cookie-authenticated ' +
+        'writes must send in X-CSRF-Token (also readable from the kairos_csrf cookie).',
+      tags,
+      responses: { 200: { description: 'The caller', schema: sessionRecord }, ...errorResponses() },
+    },
+    async ({ auth }) => {
+      const user = auth.userId ? await getUserWithAccount(deps.db, auth.userId) : null;
+      if (!user) throw new AppError('FORBIDDEN', 'this credential belongs to no user');
+      const session = auth.sessionId ? await getWebSession(deps.db, auth.sessionId) : null;
+      return {
+        body: {
+          user: { id: user.id, email: user.email, name: user.name, role: user.role },
+          account: { id: user.account.id, name: user.account.name, tier: user.account.tier },
+          authenticatedBy: auth.sessionId ? 'session' : auth.actor.type === 'access_token' ? 'access_token' : 'api_key',
+          csrfToken: session?.csrfToken ?? null,
+        },
+        headers: { 'Cache-Control': 'no-store' },
+      };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/auth/signout',
+      operationId: 'signOut',
+      summary: 'Sign out of the browser session',
+      description:
+        'Ends the session of the kairos_session cookie (needs X-CSRF-Token) and clears the cookies. ' +
+        'Without a session it only clears cookies. API keys and access tokens are revoked elsewhere.',
+      tags,
+      public: true,
+      responses: {
+        200: {
+          description: 'Signed out',
+          schema: z.object({ success: z.literal(true), signedOut: z.boolean() }).meta({ id: 'SignOutResult' }),
+        },
+        ...errorResponses(),
+      },
+    },
+    async ({ auth, req, res }) => {
+      const sessionId = auth?.sessionId;
+      if (sessionId) {
+        await revokeWebSession(deps.db, sessionId, deps.now());
+        await audit(deps, auth, 'auth.signed_out', { type: 'user', id: auth.actor.id });
+      }
+      clearSessionCookies(req, res, deps.config.KAIROS_PUBLIC_URL);
+      return { body: { success: true, signedOut: sessionId !== undefined } };
+    },
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * Every registered route, driven from the RouteRegistry (a new route is covered without editing
+ * this file, unless it needs a sample body):
+ * - isolation: account B calls every route with account A's ids → 404 (403 on operator routes),
+ *   and none of A's data changes;
+ * - bearer tokens from the device flow are accepted on every authenticated route.
+ */
+import { newId } from '@kairos/core';
+import {
+  createApiHarness,
+  endpointInput,
+  type ApiClient,
+  type ApiHarness,
+  type TestAccount,
+} from '../../../test/api.js';
+
+const future = () => new Date(Date.now() + 60 * 60_000).toISOString();
+
+/** A valid body per operationId (validation runs before the handler: an invalid body would prove nothing). */
+const SAMPLE_BODIES: Record<string, () => unknown> = {
+  createJob: () => ({ name: 'sample' }),
+  updateJob: () => ({ name: 'stolen' }),
+  createEndpoint: () => endpointInput(),
+  updateEndpoint: () => ({ name: 'stolen' }),
+  pauseEndpoint: () => ({ pausedUntil: future(), reason: 'sample' }),
+  applyIntervalHint: () => ({ intervalMs: 120_000, ttlMinutes: 30, reason: 'sample' }),
+  scheduleOneShot: () => ({ nextRunAt: future(), ttlMinutes: 30, reason: 'sample' }),
+  createApiKey: () => ({ name: 'sample' }),
+  approveDevice: () => ({ user_code: 'BBBB-BBBB' }),
+  denyDevice: () => ({ user_code: 'BBBB-BBBB' }),
+  adminUpdateAccount: () => ({ tier: 'enterprise' }),
+  updateAccountSettings: () => ({ aiSchedulingEnabled: false }),
+};
+
+let harness: ApiHarness;
+let alice: TestAccount;
+let bob: TestAccount;
+let aliceIds: Record<string, string>;
+let aliceToken: string;
+
+beforeAll(async () => {
+  // "Test now" has no executor here: keep its wait short (it answers 503).
+  harness = await createApiHarness({ testRunGraceMs: 300 });
+  alice = await harness.createAccount({ operator: true });
+  bob = await harness.createAccount();
+  const api = harness.client(alice.apiKey);
+  const job = (await api.post('/api/jobs', { name: "Alice's job" })).body;
+  const endpoint = (await api.post(`/api/jobs/${job.id}/endpoints`, endpointInput({ timeoutMs: 500 }))).body;
+  const now = new Date();
+  const run = await harness.db.prisma.run.create({
+    data: {
+      id: newId(),
+      accountId: alice.accountId,
+      endpointId: endpoint.id,
+      source: 'baseline-interval',
+      status: 'success',
+      scheduledAt: now,
+      startedAt: now,
+      completedAt: now,
+      durationMs: 12,
+      statusCode: 200,
+    },
+  });
+  const session = await harness.db.prisma.analysisSession.create({
+    data: { id: newId(), accountId: alice.accountId, endpointId: endpoint.id, status: 'completed', toolsCalled: [] },
+  });
+  const code = (await harness.http.post('/api/auth/device/code').send({ client_name: 'matrix' })).body;
+  await api.post('/api/auth/device/approve', { user_code: code.user_code });
+  aliceToken = (await harness.http.post('/api/auth/device/token').send({ device_code: code.device_code })).body
+    .access_token;
+  const token = await harness.db.prisma.accessToken.findFirstOrThrow({ where: { accountId: alice.accountId } });
+  aliceIds = {
+    jobId: job.id,
+    endpointId: endpoint.id,
+    runId: run.id,
+    sessionId: session.id,
+    keyId: alice.apiKeyId,
+    tokenId: token.id,
+    accountId: alice.accountId,
+  };
+});
+afterAll(() => harness.close());
+
+function authenticatedRoutes() {
+  return harness.routes.routes.map(({ spec }) => spec).filter((spec) => !spec.public);
+}
+
+function pathWith(path: string, ids: Record<string, string>): string {
+  return path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+    const id = ids[name];
+    if (!id) throw new Error(`route-matrix.test.ts: no id of account A for path parameter :${name}; add one`);
+    return id;
+  });
+}
+
+function call(
+  client: ApiClient,
+  spec: { method: string; path: string; operationId: string; body?: unknown },
+  path: string,
+) {
+  const sample = SAMPLE_BODIES[spec.operationId];
+  if (spec.body && !sample) throw new Error(`route-matrix.test.ts: add a sample body for ${spec.operationId}`);
+  const body = sample?.();
+  switch (spec.method) {
+    case 'get':
+      return client.get(path);
+    case 'delete':
+      return client.delete(path);
+    case 'patch':
+      return client.patch(path, body);
+    default:
+      return client.post(path, body);
+  }
+}
+
+async function snapshotOf(accountId: string) {
+  const where = { where: { accountId }, orderBy: { id: 'asc' as const } };
+  const withoutLastUsed = <T extends { lastUsedAt: Date | null }>(rows: T[]) =>
+    rows.map(({ lastUsedAt: _ignored, ...row }) => row);
+  return {
+    account: await harness.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
+    jobs: await harness.db.prisma.job.findMany(where),
+    endpoints: await harness.db.prisma.endpoint.findMany(where),
+    runs: await harness.db.prisma.run.findMany(where),
+    sessions: await harness.db.prisma.analysisSession.findMany(where),
+    apiKeys: withoutLastUsed(await harness.db.prisma.apiKey.findMany(where)),
+    accessTokens: withoutLastUsed(await harness.db.prisma.accessToken.findMany(where)),
+    signingKey: await harness.db.prisma.signingKey.findUnique({ where: { accountId } }),
+    auditEvents: await harness.db.prisma.auditEvent.count({ where: { accountId } }),
+    users: await harness.db.prisma.user.findMany({ where: { accountId } }),
+  };
+}
+
+describe('isolation matrix', () => {
+  it("gives account B 404 on every route with account A's ids (403 on operator routes), changing nothing", async () => {
+    const bobApi = harness.client(bob.apiKey);
+    const before = await snapshotOf(alice.accountId);
+    const outcomes: { route: string; status: number; code: string | undefined }[] = [];
+    const withIds = authenticatedRoutes().filter((spec) => spec.path.includes(':'));
+    expect(withIds.length).toBeGreaterThanOrEqual(20);
+    for (const spec of withIds) {
+      const response = await call(bobApi, spec, pathWith(spec.path, aliceIds));
+      outcomes.push({
+        route: `${spec.method.toUpperCase()} ${spec.path}`,
+        status: response.status,
+        code: response.body?.error?.code,
+      });
+    }
+    const expected = outcomes.map(({ route }) =>
+      route.includes('/api/admin/')
+        ? { route, status: 403, code: 'FORBIDDEN' }
+        : { route, status: 404, code: 'NOT_FOUND' },
+    );
+    expect(outcomes).toEqual(expected);
+
+    // Routes without ids act on B's own data only.
+    for (const spec of authenticatedRoutes().filter((route) => !route.path.includes(':'))) {
+      await call(bobApi, spec, spec.path);
+    }
+    expect(await snapshotOf(alice.accountId)).toEqual(before);
+  }, 60_000);
+});
+
+describe('bearer access tokens', () => {
+  it('are accepted on every authenticated route', async () => {
+    const bearer = harness.bearerClient(aliceToken);
+    // Revoking the token itself goes last, so every other route still sees a live token.
+    const routes = authenticatedRoutes().sort(
+      (a, b) => Number(a.operationId === 'revokeDevice') - Number(b.operationId === 'revokeDevice'),
+    );
+    const refused: string[] = [];
+    for (const spec of routes) {
+      const response = await call(bearer, spec, pathWith(spec.path, aliceIds));
+      if (response.status === 401 || response.status === 403) {
+        refused.push(`${spec.method.toUpperCase()} ${spec.path}: ${response.status} ${JSON.stringify(response.body)}`);
+      }
+    }
+    expect(refused).toEqual([]);
+    const viaToken = await harness.db.prisma.auditEvent.count({
+      where: { accountId: alice.accountId, actorType: 'access_token', actorId: aliceIds.tokenId },
+    });
+    expect(viaToken).toBeGreaterThan(5);
+    expect((await bearer.get('/api/jobs')).status).toBe(401); // revoked by the last route
+  }, 60_000);
+});

@@ -1,0 +1,27 @@
+import { baseConfigShape, loadConfig } from '@kairos/runtime';
+import { z } from 'zod';
+
+const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
+
+const schema = z.object({
+  ...baseConfigShape,
+  /** Without a key the planner starts, drains its queue and calls nothing (degraded mode). */
+  ANTHROPIC_API_KEY: z.preprocess(emptyAsUnset, z.string().optional()),
+  /** The Messages API base URL (default: Anthropic's); tests point it at a fake model server. */
+  ANTHROPIC_BASE_URL: z.preprocess(emptyAsUnset, z.url({ error: 'must be a URL' }).optional()),
+  PLANNER_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
+  /** Model calls per analysis at most (each answers tool results); past it the analysis fails. */
+  PLANNER_MAX_STEPS: z.coerce.number().int().min(1).max(50).default(8),
+  /** Analyses in flight per planner process: the ceiling on parallel model conversations. */
+  PLANNER_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+  /** Least time between two analyses of one endpoint, whatever changes in between. */
+  PLANNER_MIN_ANALYSIS_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** One analysis (the whole tool loop, retries included) is abandoned after this long. */
+  PLANNER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  /** SDK retries of one model call (429, 5xx, 529 overloaded, connection errors). */
+  PLANNER_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+  PLANNER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3003),
+});
+
+export type PlannerConfig = z.infer<typeof schema>;
+export const loadPlannerConfig = (env: NodeJS.ProcessEnv = process.env): PlannerConfig => loadConfig(schema, env);
