@@ -25,6 +25,9 @@ import { Reconciler } from '../services/scheduler/src/reconcile.js';
 import { REDIS_URL, ROOT, benchId, freshDatabase, sleep, startServices, startTarget, summarize } from './lib.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+/** BENCH_ONLY=lag|change|scale runs one part (its figures go to bench/results-<part>.md). */
+const ONLY = process.env.BENCH_ONLY;
+const runs = (part: string) => !ONLY || ONLY === part;
 const MASTER_KEY_HEX = 'a'.repeat(64);
 const WINDOW_MS = QUICK ? 4000 : 10_000;
 const WARMUP_MS = QUICK ? 2000 : 4000;
@@ -58,6 +61,10 @@ async function setup(name: string): Promise<Env> {
       SCHEDULER_CONCURRENCY: '100',
       SCHEDULER_RECONCILE_INTERVAL_MS: '300000',
       KAIROS_SILENT_LOGS: 'true',
+      // Several processes of one service run side by side: ephemeral health ports.
+      SCHEDULER_HEALTH_PORT: '0',
+      EXECUTOR_HEALTH_PORT: '0',
+      PLANNER_HEALTH_PORT: '0',
     },
   };
 }
@@ -69,11 +76,12 @@ async function teardown(env: Env, redis: Redis): Promise<void> {
 
 /** What FLUSHALL does to Kairos, limited to this run's prefix. */
 async function deleteKeys(prefix: string, redis: Redis): Promise<void> {
-  for (;;) {
-    const [, keys] = await redis.scan('0', 'MATCH', `${prefix}*`, 'COUNT', 10_000);
-    if (keys.length === 0) break;
-    await redis.del(...keys);
-  }
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
 }
 
 /** `count` endpoints on a 1 s interval whose first runs spread evenly over one second. */
@@ -328,47 +336,55 @@ async function main(): Promise<void> {
   );
   report('');
   try {
-    report('## Dispatch lag (startedAt − scheduledAt), ms');
-    report('');
-    report('| due/s | Kairos p50 | p99 | max | recorded/s | bare BullMQ p50 | p99 | max |');
-    report('|---|---|---|---|---|---|---|---|');
-    let sustained = 0;
-    for (const rate of [200, 1000, 3000]) {
-      const { lag, perSecond } = await lagScenario(rate, targetUrl, redis);
-      const baseline = await bullmqBaseline(rate, redis);
-      sustained = Math.max(sustained, perSecond);
+    if (runs('lag')) {
+      report('## Dispatch lag (startedAt − scheduledAt), ms');
+      report('');
+      report('| due/s | Kairos p50 | p99 | max | recorded/s | bare BullMQ p50 | p99 | max |');
+      report('|---|---|---|---|---|---|---|---|');
+      let sustained = 0;
+      for (const rate of [200, 1000, 3000]) {
+        const { lag, perSecond } = await lagScenario(rate, targetUrl, redis);
+        const baseline = await bullmqBaseline(rate, redis);
+        sustained = Math.max(sustained, perSecond);
+        report(
+          `| ${rate} | ${lag.p50.toFixed(1)} | ${lag.p99.toFixed(1)} | ${lag.max.toFixed(1)} | ${perSecond.toFixed(0)} | ${baseline.p50.toFixed(1)} | ${baseline.p99.toFixed(1)} | ${baseline.max.toFixed(1)} |`,
+        );
+      }
+      report('');
+      const ceiling = await gotCeiling(targetUrl);
+      report('## Throughput');
+      report('');
+      report(`- sustained recorded executions/s (best of the rates above): ${sustained.toFixed(0)}`);
+      report(`- got raw ceiling against the same target (100 concurrent, keep-alive): ${ceiling.toFixed(0)} req/s`);
+      report(`- ratio: ${((sustained / ceiling) * 100).toFixed(0)} % of got's raw ceiling`);
+      report('');
+    }
+    if (runs('change')) {
+      const change = await changeToEffect(targetUrl, redis);
+      report('## Change to effect (POST one-shot hint → new delayed job in Redis), ms');
+      report('');
       report(
-        `| ${rate} | ${lag.p50.toFixed(1)} | ${lag.p99.toFixed(1)} | ${lag.max.toFixed(1)} | ${perSecond.toFixed(0)} | ${baseline.p50.toFixed(1)} | ${baseline.p99.toFixed(1)} | ${baseline.max.toFixed(1)} |`,
+        `- n ${change.n}: p50 ${change.p50.toFixed(1)}, p99 ${change.p99.toFixed(1)}, max ${change.max.toFixed(1)}`,
+      );
+      report('');
+    }
+    if (runs('scale')) {
+      const scale = await reconcileScale(redis);
+      report(`## ${scale.endpoints.toLocaleString('en')} registered endpoints`);
+      report('');
+      report(
+        `- Redis memory for their delayed jobs: ${(scale.memoryBytes / 1024 / 1024).toFixed(1)} MiB (${(scale.memoryBytes / scale.endpoints).toFixed(0)} bytes per endpoint)`,
+      );
+      report(`- reconcile, cold start (every job missing): ${(scale.firstMs / 1000).toFixed(1)} s`);
+      report(
+        `- reconcile after losing every Redis key (FLUSHALL equivalent, by prefix): ${(scale.afterFlushMs / 1000).toFixed(1)} s`,
       );
     }
-    report('');
-    const ceiling = await gotCeiling(targetUrl);
-    report('## Throughput');
-    report('');
-    report(`- sustained recorded executions/s (best of the rates above): ${sustained.toFixed(0)}`);
-    report(`- got raw ceiling against the same target (100 concurrent, keep-alive): ${ceiling.toFixed(0)} req/s`);
-    report(`- ratio: ${((sustained / ceiling) * 100).toFixed(0)} % of got's raw ceiling`);
-    report('');
-    const change = await changeToEffect(targetUrl, redis);
-    report('## Change to effect (POST one-shot hint → new delayed job in Redis), ms');
-    report('');
-    report(`- n ${change.n}: p50 ${change.p50.toFixed(1)}, p99 ${change.p99.toFixed(1)}, max ${change.max.toFixed(1)}`);
-    report('');
-    const scale = await reconcileScale(redis);
-    report(`## ${scale.endpoints.toLocaleString('en')} registered endpoints`);
-    report('');
-    report(
-      `- Redis memory for their delayed jobs: ${(scale.memoryBytes / 1024 / 1024).toFixed(1)} MiB (${(scale.memoryBytes / scale.endpoints).toFixed(0)} bytes per endpoint)`,
-    );
-    report(`- reconcile, cold start (every job missing): ${(scale.firstMs / 1000).toFixed(1)} s`);
-    report(
-      `- reconcile after losing every Redis key (FLUSHALL equivalent, by prefix): ${(scale.afterFlushMs / 1000).toFixed(1)} s`,
-    );
   } finally {
     target.stop();
     redis.disconnect();
   }
-  writeFileSync(join(ROOT, 'bench/results.md'), `${lines.join('\n')}\n`);
+  writeFileSync(join(ROOT, ONLY ? `bench/results-${ONLY}.md` : 'bench/results.md'), `${lines.join('\n')}\n`);
 }
 
 main().then(

@@ -20,6 +20,8 @@ export interface ExecutionTarget {
   lastRunAt: Date | null;
   /** The account's signing key, encrypted; null when the account has none (then nothing is signed). */
   encryptedSigningKey: string | null;
+  tier: 'free' | 'pro' | 'enterprise';
+  quotaOverrides: unknown;
 }
 
 /**
@@ -36,9 +38,10 @@ export async function loadExecutionTarget(
   const { rows } = await db.pool.query<ExecutionTarget>(
     `SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
             e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
-            k."encryptedKey" AS "encryptedSigningKey"
+            k."encryptedKey" AS "encryptedSigningKey", a.tier, a."quotaOverrides"
        FROM endpoints e
        JOIN jobs j ON j.id = e."jobId"
+       JOIN accounts a ON a.id = e."accountId"
        LEFT JOIN signing_keys k ON k."accountId" = e."accountId"
       WHERE e.id = $1
       ${options.waitForSchedule ? 'FOR SHARE OF e' : ''}`,
@@ -100,6 +103,17 @@ export async function recordScheduledRun(db: Database, run: RunOutcome): Promise
     runParameters(run),
   );
   return rows.length > 0;
+}
+
+/**
+ * A planned slot that did not run (the account's runs quota is exhausted): the endpoint moves past
+ * it, so the next recompute plans the following slot instead of the same overdue one.
+ */
+export async function recordSkippedSlot(db: Database, endpointId: string, scheduleVersion: number, scheduledAt: Date): Promise<void> {
+  await db.pool.query(
+    `UPDATE endpoints SET "lastScheduledAt" = $3 WHERE id = $1 AND "scheduleVersion" = $2`,
+    [endpointId, scheduleVersion, scheduledAt],
+  );
 }
 
 /** Records a test execution: a run with source "test" and no change to the endpoint's state. */

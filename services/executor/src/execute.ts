@@ -10,6 +10,7 @@ import { decryptSecret } from '@kairos/core';
 import {
   loadExecutionTarget,
   recordScheduledRun,
+  recordSkippedSlot,
   recordTestRun,
   type Database,
   type ExecutionTarget,
@@ -17,9 +18,10 @@ import {
 } from '@kairos/db';
 import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
+import type { RunQuota } from './run-quota.js';
 import type { RunningLock } from './running-lock.js';
 
-export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap';
+export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap' | 'quota';
 
 export type DueRunResult =
   { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
@@ -28,6 +30,7 @@ export interface ExecuteDeps {
   db: Database;
   http: HttpExecutor;
   lock: RunningLock;
+  runQuota: RunQuota;
   masterKey: Buffer;
   now: () => Date;
 }
@@ -52,6 +55,10 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
   }
   const reason = skipReason(target, payload, deps.now());
   if (reason || !target) return { kind: 'skipped', reason: reason ?? 'missing' };
+  if (await deps.runQuota.isExhausted(target, deps.now())) {
+    await recordSkippedSlot(deps.db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
+    return { kind: 'skipped', reason: 'quota' };
+  }
   if (!(await deps.lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS))) {
     return { kind: 'skipped', reason: 'overlap' };
   }
@@ -60,6 +67,7 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
     const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
     const run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
     const firstDelivery = await recordScheduledRun(deps.db, run);
+    if (firstDelivery) await deps.runQuota.recordRun(target.accountId, run.startedAt);
     return { kind: 'recorded', run, firstDelivery };
   } finally {
     await deps.lock.release(target.id, payload.runId);
@@ -75,6 +83,7 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
   const run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1);
   await recordTestRun(deps.db, run);
+  await deps.runQuota.recordRun(target.accountId, run.startedAt);
   return {
     runId: run.id,
     status: run.status,

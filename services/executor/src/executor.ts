@@ -20,6 +20,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { executeDueRun, executeTestRun, type DueRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
+import { RunQuota } from './run-quota.js';
 import { RunningLock } from './running-lock.js';
 
 export interface ExecutorOptions {
@@ -63,6 +64,7 @@ export class Executor {
       db: options.db,
       http: this.http,
       lock: new RunningLock(producer, options.prefix),
+      runQuota: new RunQuota(options.db, producer, options.prefix),
       masterKey: options.masterKey,
       now: options.now ?? (() => new Date()),
     };
@@ -91,7 +93,7 @@ export class Executor {
       await Promise.all([this.runCompleted.add('completed', event), this.plannerRuns.add('completed', event)]);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
-      if (result.reason === 'paused' || result.reason === 'job-not-active' || result.reason === 'archived') {
+      if (['paused', 'job-not-active', 'archived', 'quota'].includes(result.reason)) {
         // The state that stopped this run also decides the next one: have the scheduler recompute.
         await this.scheduleChanges.add('change', {
           endpointIds: [payload.endpointId],

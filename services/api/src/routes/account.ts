@@ -1,9 +1,9 @@
 /**
  * The caller's account: tier, effective limits, usage this month, and its audit log.
  *
- * Runs per month is reported here and in /api/admin/accounts, not enforced: scheduled runs carry on
- * past the quota (stopping a customer's production jobs mid-month is an operator's decision, made
- * by raising the quota, changing the tier or disabling the account).
+ * Runs per month is reported here and in /api/admin/accounts and enforced by the executors
+ * (services/executor/src/run-quota.ts): past it, scheduled slots are skipped until the month turns or
+ * an operator raises the quota.
  */
 import {
   AppError,
@@ -54,7 +54,6 @@ const accountRecord = z
     tier: z.enum(['free', 'pro', 'enterprise']),
     limits: tierLimitsRecord,
     usage: usageRecord,
-    aiSchedulingEnabled: z.boolean().meta({ description: 'Same as settings.aiSchedulingEnabled' }),
     settings: aiSettingsRecord,
     aiBudget: aiBudgetRecord,
     createdAt: isoTime,
@@ -113,7 +112,6 @@ async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.outpu
     tier: account.tier,
     limits: await deps.accountLimits.get(account.id),
     usage: await usageOf(deps.db, account, now),
-    aiSchedulingEnabled: account.aiSchedulingEnabled,
     settings: { aiSchedulingEnabled: account.aiSchedulingEnabled, aiShadowMode: account.aiShadowMode },
     aiBudget: toAiBudgetRecord(describeAiBudget(account, now)),
     createdAt: account.createdAt.toISOString(),
@@ -129,8 +127,8 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
       summary: 'The account: tier, limits (quotas, rate limit) and usage this month',
       description:
         'Quotas refuse with 403 QUOTA_EXCEEDED { quota, limit, current }: maxJobs on job create, maxEndpoints on ' +
-        'endpoint create, minIntervalMs on endpoint create/update and interval hints. runsPerMonth is reported ' +
-        'here, not enforced; aiTokensPerMonth is the planner budget.',
+        'endpoint create, minIntervalMs on endpoint create/update and interval hints. runsPerMonth is enforced by ' +
+        'the executors (scheduled slots past it are skipped until the month turns); aiTokensPerMonth is the planner budget.',
       tags: ['Account'],
       responses: { 200: { description: 'The account', schema: accountRecord }, ...errorResponses() },
     },
