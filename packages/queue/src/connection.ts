@@ -7,3 +7,10 @@ import { Redis, type RedisOptions } from 'ioredis';
 export function createRedisConnection(url: string, options: RedisOptions = {}): Redis {
   return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...options });
 }
+
+/** A fail-fast connection for readiness probes and queue counts: a probe answers "unavailable", it never waits. */
+export function createProbeConnection(url: string): Redis {
+  const connection = new Redis(url, { maxRetriesPerRequest: 1 });
+  connection.on('error', () => undefined);
+  return connection;
+}

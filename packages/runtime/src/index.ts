@@ -3,3 +3,4 @@ export * from './health-server.js';
 export * from './logger.js';
 export * from './master-key.js';
 export * from './metrics.js';
+export * from './worker-service.js';

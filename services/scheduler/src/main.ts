@@ -1,17 +1,11 @@
 import { createDatabase } from '@kairos/db';
-import { QUEUES, createRedisConnection } from '@kairos/queue';
-import { createLogger, startServiceHealth } from '@kairos/runtime';
+import { QUEUES, createProbeConnection, createRedisConnection } from '@kairos/queue';
+import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
 import { Queue } from 'bullmq';
-import { loadSchedulerConfig, type SchedulerConfig } from './config.js';
+import { loadSchedulerConfig } from './config.js';
 import { Scheduler } from './scheduler.js';
 
-let config: SchedulerConfig;
-try {
-  config = loadSchedulerConfig();
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(78);
-}
+const config = loadConfigOrExit(() => loadSchedulerConfig());
 const logger = createLogger('scheduler', config.LOG_LEVEL);
 const db = createDatabase({
   url: config.DATABASE_URL,
@@ -28,54 +22,29 @@ const scheduler = new Scheduler({
   retentionIntervalMs: config.SCHEDULER_RETENTION_INTERVAL_MS,
 });
 
-// Probes and queue counts use their own fail-fast connection. The scheduler reports every queue's
-// depth (it always runs, so the KEDA triggers of the executor and planner pools never lose their input).
-const probeRedis = createRedisConnection(config.REDIS_URL, { maxRetriesPerRequest: 1 });
-probeRedis.on('error', () => undefined);
+// The scheduler reports every queue's depth (it always runs, so the KEDA triggers of the executor
+// and planner pools never lose their input).
+const probeRedis = createProbeConnection(config.REDIS_URL);
 const observedQueues = Object.values(QUEUES).map(
   (name) => new Queue(name, { connection: probeRedis, prefix: config.KAIROS_QUEUE_PREFIX }),
 );
-let started = false;
-const health = await startServiceHealth({
+
+await runWorkerService({
   service: 'scheduler',
-  port: config.SCHEDULER_HEALTH_PORT,
-  checks: {
-    postgres: () => db.pool.query('SELECT 1'),
-    redis: () => probeRedis.ping(),
-    workers: async () => {
-      if (!started) throw new Error('workers not started');
-    },
-  },
-  queues: observedQueues,
-  metricsToken: config.KAIROS_METRICS_TOKEN,
   logger,
-});
-
-const shutdown = (signal: string) => {
-  logger.info('shutting down', { signal });
-  health.markShuttingDown();
-  scheduler
-    .close()
-    .then(() => Promise.all(observedQueues.map((queue) => queue.close())))
-    .then(() => {
-      probeRedis.disconnect();
-      return health.close();
-    })
-    .then(() => db.close())
-    .then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error('shutdown failed', { error: error.message });
-        process.exit(1);
-      },
-    );
-};
-process.once('SIGTERM', () => shutdown('SIGTERM'));
-process.once('SIGINT', () => shutdown('SIGINT'));
-
-await scheduler.start();
-started = true;
-logger.info('scheduler started', {
-  concurrency: config.SCHEDULER_CONCURRENCY,
-  reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
+  healthPort: config.SCHEDULER_HEALTH_PORT,
+  metricsToken: config.KAIROS_METRICS_TOKEN,
+  checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => probeRedis.ping() },
+  queues: observedQueues,
+  start: () => scheduler.start(),
+  stop: () => scheduler.close(),
+  cleanup: async () => {
+    await Promise.all(observedQueues.map((queue) => queue.close()));
+    probeRedis.disconnect();
+    await db.close();
+  },
+  startedDetails: {
+    concurrency: config.SCHEDULER_CONCURRENCY,
+    reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
+  },
 });
