@@ -109,11 +109,17 @@ export async function recordScheduledRun(db: Database, run: RunOutcome): Promise
  * A planned slot that did not run (the account's runs quota is exhausted): the endpoint moves past
  * it, so the next recompute plans the following slot instead of the same overdue one.
  */
-export async function recordSkippedSlot(db: Database, endpointId: string, scheduleVersion: number, scheduledAt: Date): Promise<void> {
-  await db.pool.query(
-    `UPDATE endpoints SET "lastScheduledAt" = $3 WHERE id = $1 AND "scheduleVersion" = $2`,
-    [endpointId, scheduleVersion, scheduledAt],
-  );
+export async function recordSkippedSlot(
+  db: Database,
+  endpointId: string,
+  scheduleVersion: number,
+  scheduledAt: Date,
+): Promise<void> {
+  await db.pool.query(`UPDATE endpoints SET "lastScheduledAt" = $3 WHERE id = $1 AND "scheduleVersion" = $2`, [
+    endpointId,
+    scheduleVersion,
+    scheduledAt,
+  ]);
 }
 
 /** Records a test execution: a run with source "test" and no change to the endpoint's state. */
