@@ -16,3 +16,4 @@ export * from './device-auth.js';
 export * from './account-admin.js';
 export * from './audit.js';
 export * from './analysis.js';
+export * from './advisory-lock.js';

@@ -9,10 +9,16 @@
  * Pages of 2,000 endpoints: one EXISTS pipeline and, for the missing ones, one locked re-add.
  */
 import type { Database } from '@kairos/db';
-import { listEndpointsNeedingRecompute, listPendingExecutions, withLockedPendingExecutions } from '@kairos/db';
+import {
+  listEndpointsNeedingRecompute,
+  listPendingExecutions,
+  withAdvisoryLock,
+  withLockedPendingExecutions,
+} from '@kairos/db';
 import { dueJobId } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import type { DueQueue } from './due-queue.js';
+import { PeriodicTask } from './periodic.js';
 
 const PAGE_SIZE = 2000;
 /** Arbitrary constant naming the reconcile leadership lock. */
@@ -36,47 +42,28 @@ export interface ReconcilerOptions {
 }
 
 export class Reconciler {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly options: ReconcilerOptions) {}
-
-  async start(): Promise<void> {
-    await this.tick();
-    this.schedule();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      void this.tick().finally(() => this.schedule());
-    }, this.options.intervalMs);
-  }
-
-  private async tick(): Promise<void> {
-    this.running = this.runIfLeader().catch((error: Error) =>
-      this.options.logger.error('reconcile failed', { error: error.message }),
+  constructor(private readonly options: ReconcilerOptions) {
+    this.task = new PeriodicTask(
+      () => this.runIfLeader(),
+      options.intervalMs,
+      (error) => options.logger.error('reconcile failed', { error: error.message }),
     );
-    await this.running;
+  }
+
+  /** Sweeps once now, then every intervalMs. */
+  start(): Promise<void> {
+    return this.task.start({ runNow: true });
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Runs a sweep when no other replica is running one. Returns null when another replica leads. */
-  async runIfLeader(): Promise<ReconcileReport | null> {
-    const client = await this.options.db.pool.connect();
-    try {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-        RECONCILE_LOCK_KEY,
-      ]);
-      if (!rows[0]?.locked) return null;
-      try {
-        return await this.sweep();
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [RECONCILE_LOCK_KEY]);
-      }
-    } finally {
-      client.release();
-    }
+  runIfLeader(): Promise<ReconcileReport | null> {
+    return withAdvisoryLock(this.options.db, RECONCILE_LOCK_KEY, () => this.sweep());
   }
 
   /** One full sweep (see the file's doc block). */
@@ -124,11 +111,5 @@ export class Reconciler {
     metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
     if (restored > 0 || recomputed > 0) logger.info('reconcile repaired the schedule', report);
     return report;
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
   }
 }

@@ -4,8 +4,9 @@
  * batches so the hot path keeps priority. Bounded per sweep by `maxBatchesPerSweep`.
  */
 import { runRetentionDays } from '@kairos/core';
-import { deleteRunsBefore, listAccountsForRetention, type Database } from '@kairos/db';
+import { deleteRunsBefore, listAccountsForRetention, withAdvisoryLock, type Database } from '@kairos/db';
 import type { Logger } from '@kairos/runtime';
+import { PeriodicTask } from './periodic.js';
 
 const RETENTION_LOCK_KEY = 0x6b616973; // 'kais'
 const DAY_MS = 86_400_000;
@@ -21,46 +22,28 @@ export interface RetentionOptions {
 }
 
 export class RetentionSweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly options: RetentionOptions) {}
-
-  start(): void {
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.runIfLeader()
-          .catch((error: Error) => this.options.logger.error('retention sweep failed', { error: error.message }))
-          .finally(loop);
-      }, this.options.intervalMs);
-    };
-    loop();
+  constructor(private readonly options: RetentionOptions) {
+    this.task = new PeriodicTask(
+      () => this.runIfLeader(),
+      options.intervalMs,
+      (error) => options.logger.error('retention sweep failed', { error: error.message }),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+  /** First sweep after one interval, then every interval. */
+  start(): Promise<void> {
+    return this.task.start({ runNow: false });
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** Returns the number of runs deleted, or null when another replica holds the sweep. */
-  async runIfLeader(): Promise<number | null> {
-    const client = await this.options.db.pool.connect();
-    try {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-        RETENTION_LOCK_KEY,
-      ]);
-      if (!rows[0]?.locked) return null;
-      try {
-        return await this.sweep();
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK_KEY]);
-      }
-    } finally {
-      client.release();
-    }
+  runIfLeader(): Promise<number | null> {
+    return withAdvisoryLock(this.options.db, RETENTION_LOCK_KEY, () => this.sweep());
   }
 
   async sweep(): Promise<number> {

@@ -160,7 +160,7 @@ export class Scheduler {
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     await this.reconciler.start();
-    if (this.options.retentionIntervalMs) this.retention.start();
+    if (this.options.retentionIntervalMs) await this.retention.start();
   }
 
   async close(): Promise<void> {
