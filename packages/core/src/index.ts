@@ -5,6 +5,5 @@ export * from './secrets.js';
 export * from './job-state.js';
 export * from './schedule/index.js';
 export * from './signing/index.js';
-export * from './retention.js';
 export * from './tiers.js';
 export * from './planner/index.js';

@@ -103,6 +103,17 @@ export function tierLimits(tier: TierName, overrides: unknown): TierLimits {
   return limits;
 }
 
+/** How long runs (and analysis sessions) are kept, by tier, in days. */
+export const RUN_RETENTION_DAYS: Readonly<Record<TierName, number>> = { free: 7, pro: 30, enterprise: 90 };
+
+/** The account's retention: its quotaOverrides.runRetentionDays (a positive integer) or the tier's. */
+export function runRetentionDays(tier: TierName, overrides: unknown): number {
+  const override = (overrides as { runRetentionDays?: unknown } | null)?.runRetentionDays;
+  return typeof override === 'number' && Number.isInteger(override) && override > 0
+    ? override
+    : RUN_RETENTION_DAYS[tier];
+}
+
 /** Start of the calendar month (UTC) containing `now`: the runs-per-month and AI budget period. */
 export function monthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
