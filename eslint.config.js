@@ -1,9 +1,11 @@
 import js from '@eslint/js';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'packages/db/src/generated/**', 'artifacts/**', 'coverage/**'],
+    ignores: ['**/node_modules/**', '**/dist/**', 'packages/db/src/generated/**', 'services/web/src/api/schema.d.ts', 'artifacts/**', 'coverage/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -26,6 +28,12 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    files: ['services/web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: { globals: globals.browser },
+    rules: { ...reactHooks.configs.recommended.rules },
   },
   {
     files: ['**/*.test.ts', 'test/**', 'bench/**'],

@@ -80,6 +80,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     DATABASE_URL: database.url,
     REDIS_URL,
     KAIROS_QUEUE_PREFIX: queuePrefix,
+    KAIROS_WEB_DIR: '', // no UI unless a test asks for it (test/browser)
     ...options.env,
   } as NodeJS.ProcessEnv);
   const logger = createLogger('api-test', 'error');

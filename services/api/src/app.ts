@@ -29,6 +29,7 @@ import { registerRunRoutes } from './routes/runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
 import { registerSystemRoutes } from './routes/system.js';
+import { createWebRouter } from './web.js';
 
 /** The identity and limit pieces a caller did not provide, from config, db and redis. */
 function withDefaults(input: ApiDepsInput): ApiDeps {
@@ -71,6 +72,10 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
     req.body ??= {}; // the device endpoints accept an empty body (RFC 8628 clients may send none)
     next();
   });
+  // The web UI's static files and client-side routes (GET /device included: the UI's verification
+  // page replaces the server-rendered one when the UI is built; POST /device still takes forms).
+  const web = createWebRouter(deps.config.KAIROS_WEB_DIR);
+  if (web) app.use(web);
   app.use(cookieParser());
   app.use(authenticationMiddleware([deps.apiKeys, deps.accessTokens, new SessionAuthenticator(deps.db, deps.now)]));
   // Everything but the probes, metrics and Bull Board counts against the caller's rate limit.

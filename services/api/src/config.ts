@@ -33,6 +33,11 @@ const schema = z.object({
     .default('admin@localhost'),
   NODE_ENV: z.string().optional(),
   /**
+   * The web UI's built files (services/web/dist). Unset: the bundle beside this service; empty: the
+   * api serves no UI (API-only deployments). A folder without index.html also serves no UI.
+   */
+  KAIROS_WEB_DIR: z.string().optional(),
+  /**
    * Encrypts signing keys at rest: 64 hex characters or base64 of 32 bytes. Required in production;
    * elsewhere a development key is kept in .kairos/master.key (see master-key.ts).
    */

@@ -1,0 +1,52 @@
+/** The signed-in frame: a skip link, the navigation (wraps on narrow screens), the page, sign-out. */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { NavLink, Outlet } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { SESSION_KEY, type CurrentSession } from '../lib/session';
+
+const LINKS = [
+  { to: '/', label: 'Dashboard', end: true },
+  { to: '/jobs', label: 'Jobs', end: false },
+  { to: '/settings', label: 'Settings', end: false },
+];
+
+export function Layout({ session }: { session: CurrentSession }) {
+  const queryClient = useQueryClient();
+  const signOut = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/auth/signout')),
+    onSettled: () => {
+      queryClient.clear();
+      void queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+    },
+  });
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <NavLink to="/" className="brand">
+          Kairos
+        </NavLink>
+        <nav aria-label="Main">
+          {LINKS.map((link) => (
+            <NavLink key={link.to} to={link.to} end={link.end}>
+              {link.label}
+            </NavLink>
+          ))}
+        </nav>
+        <div className="account">
+          <span className="muted" title={session.user.email}>
+            {session.user.name ?? session.user.email}
+          </span>
+          <button type="button" className="link-button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,4 @@
+// Placeholder: this page is being written.
+export function AnalysisSessionPage() {
+  return <h1>AnalysisSessionPage</h1>;
+}
