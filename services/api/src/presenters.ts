@@ -66,6 +66,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     status,
     jobPaused,
     nextRunAt: iso(endpoint.nextRunAt),
+    nextRunSource: endpoint.nextRunAt ? ((endpoint.nextRunSource as EndpointRecord['nextRunSource']) ?? null) : null,
     lastRunAt: iso(endpoint.lastRunAt),
     lastStatus: endpoint.lastStatus,
     failureCount: endpoint.failureCount,

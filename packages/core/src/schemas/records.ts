@@ -71,6 +71,10 @@ export const endpointRecord = z
     }),
     jobPaused: z.boolean(),
     nextRunAt: nullableTime.meta({ description: 'When the next execution is due; null when nothing is scheduled' }),
+    nextRunSource: z.enum(['baseline-cron', 'baseline-interval', 'ai-interval', 'ai-oneshot']).nullable().meta({
+      description:
+        'What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint, or a one-shot hint',
+    }),
     lastRunAt: nullableTime,
     lastStatus: z.enum(['success', 'failed']).nullable(),
     failureCount: z.number().int().meta({ description: 'Consecutive failures (drives backoff)' }),

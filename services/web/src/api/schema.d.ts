@@ -1084,6 +1084,8 @@ export interface components {
             jobPaused: boolean;
             /** @description When the next execution is due; null when nothing is scheduled */
             nextRunAt: string | null;
+            /** @description What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint, or a one-shot hint */
+            nextRunSource: ("baseline-cron" | "baseline-interval" | "ai-interval" | "ai-oneshot") | null;
             lastRunAt: string | null;
             lastStatus: ("success" | "failed") | null;
             /** @description Consecutive failures (drives backoff) */
