@@ -22,6 +22,8 @@ export interface ExecutionTarget {
   encryptedSigningKey: string | null;
   tier: 'free' | 'pro' | 'enterprise';
   quotaOverrides: unknown;
+  /** The account's AI scheduling setting: only then is a recorded run announced to the planner. */
+  aiSchedulingEnabled: boolean;
 }
 
 /**
@@ -38,7 +40,8 @@ export async function loadExecutionTarget(
   const { rows } = await db.pool.query<ExecutionTarget>(
     `SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
             e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
-            k."encryptedKey" AS "encryptedSigningKey", a.tier, a."quotaOverrides"
+            k."encryptedKey" AS "encryptedSigningKey", a.tier, a."quotaOverrides",
+            a."aiSchedulingEnabled"
        FROM endpoints e
        JOIN jobs j ON j.id = e."jobId"
        JOIN accounts a ON a.id = e."accountId"

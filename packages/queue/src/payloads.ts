@@ -32,6 +32,8 @@ export const runCompletedPayload = z.object({
   accountId: z.string(),
   status: z.enum(['success', 'failed']),
   source: z.string(),
+  /** The schedule version of the execution that ran (lets the scheduler skip removing its job). */
+  scheduleVersion: z.number().int().optional(),
 });
 export type RunCompletedPayload = z.infer<typeof runCompletedPayload>;
 

@@ -24,7 +24,8 @@ import type { RunningLock } from './running-lock.js';
 export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap' | 'quota';
 
 export type DueRunResult =
-  { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
+  | { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean; aiSchedulingEnabled: boolean }
+  | { kind: 'skipped'; reason: SkipReason };
 
 export interface ExecuteDeps {
   db: Database;
@@ -68,7 +69,7 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
     const run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
     const firstDelivery = await recordScheduledRun(deps.db, run);
     if (firstDelivery) await deps.runQuota.recordRun(target.accountId, run.startedAt);
-    return { kind: 'recorded', run, firstDelivery };
+    return { kind: 'recorded', run, firstDelivery, aiSchedulingEnabled: target.aiSchedulingEnabled };
   } finally {
     await deps.lock.release(target.id, payload.runId);
   }

@@ -2,7 +2,8 @@
  * The executor: consumes due executions (and test runs) with a configurable concurrency and turns
  * each into a recorded Run. Delivery is at-least-once: a killed executor's in-flight jobs are
  * retried by BullMQ once their lock expires, under the same run id (X-Service-Run-Id), and the run
- * is recorded once. Each recorded scheduled run is announced on `run-completed`.
+ * is recorded once. Each recorded scheduled run is announced on `run-completed` (and on
+ * `planner-runs` when the account has AI scheduling on).
  */
 import type { Database } from '@kairos/db';
 import {
@@ -89,8 +90,14 @@ export class Executor {
         accountId: result.run.accountId,
         status: result.run.status,
         source: result.run.source,
+        scheduleVersion: payload.scheduleVersion,
       };
-      await Promise.all([this.runCompleted.add('completed', event), this.plannerRuns.add('completed', event)]);
+      // The planner hears only of accounts with AI scheduling on (it re-checks the setting itself):
+      // for the others a planner-runs job per execution would be pure queue traffic.
+      await Promise.all([
+        this.runCompleted.add('completed', event),
+        result.aiSchedulingEnabled ? this.plannerRuns.add('completed', event) : undefined,
+      ]);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
       if (['paused', 'job-not-active', 'archived', 'quota'].includes(result.reason)) {

@@ -21,6 +21,7 @@ import type { DueQueue } from './due-queue.js';
 import { PeriodicTask } from './periodic.js';
 
 const PAGE_SIZE = 2000;
+const RECOMPUTE_CHUNK = 200;
 /** Arbitrary constant naming the reconcile leadership lock. */
 const RECONCILE_LOCK_KEY = 0x6b616972; // 'kair'
 
@@ -35,7 +36,7 @@ export interface ReconcilerOptions {
   db: Database;
   dueQueue: DueQueue;
   logger: Logger;
-  recompute: (endpointId: string) => Promise<unknown>;
+  recompute: (endpointIds: string[]) => Promise<unknown>;
   intervalMs: number;
   dirtyGraceMs: number;
   now: () => Date;
@@ -73,7 +74,10 @@ export class Reconciler {
     let recomputed = 0;
     for (;;) {
       const ids = await listEndpointsNeedingRecompute(db, now(), this.options.dirtyGraceMs, PAGE_SIZE);
-      for (const id of ids) await this.options.recompute(id);
+      // In transactions of RECOMPUTE_CHUNK rows, so a large repair never holds thousands of row locks.
+      for (let start = 0; start < ids.length; start += RECOMPUTE_CHUNK) {
+        await this.options.recompute(ids.slice(start, start + RECOMPUTE_CHUNK));
+      }
       recomputed += ids.length;
       if (ids.length < PAGE_SIZE) break;
     }

@@ -2,7 +2,8 @@
  * The scheduler: owns the one pending execution of every active endpoint.
  *
  * Inputs: `schedule-changes` (the API changed something) and `run-completed` (an execution was
- * recorded). For each, it recomputes the endpoint under its row lock: policy → new nextRunAt (also
+ * recorded). For each, it recomputes the endpoint under its row lock (many endpoints per
+ * transaction under load: recompute-batcher.ts): policy → new nextRunAt (also
  * stored in PostgreSQL with the run id and source) → remove the superseded delayed job → add the new
  * one, all before the row lock is released. So:
  *  - never two pending executions for one endpoint: recomputes of one endpoint are serialised by the
@@ -12,7 +13,7 @@
  * The reconcile sweep (reconcile.ts) repairs whatever Redis lost.
  */
 import type { Database } from '@kairos/db';
-import { recomputeEndpoint } from '@kairos/db';
+import { recomputeEndpoints } from '@kairos/db';
 import {
   QUEUES,
   runCompletedPayload,
@@ -25,6 +26,7 @@ import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DueQueue } from './due-queue.js';
 import { decideNextRun } from './plan.js';
+import { RecomputeBatcher, type RecomputeRequest } from './recompute-batcher.js';
 import { Reconciler } from './reconcile.js';
 import { RetentionSweeper } from './retention.js';
 
@@ -34,7 +36,11 @@ export interface SchedulerOptions {
   connect: () => Redis;
   prefix: string;
   logger: Logger;
+  /** Jobs of each queue consumed at once; their recomputes are grouped into batches. */
   concurrency: number;
+  /** Endpoints per recompute transaction (default 200) and such transactions at once (default 2). */
+  batchSize?: number;
+  parallelBatches?: number;
   reconcileIntervalMs: number;
   dirtyGraceMs: number;
   /** Runs retention sweep interval; omit to run no retention sweep (tests). */
@@ -56,16 +62,21 @@ export class Scheduler {
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
   private readonly now: () => Date;
+  private readonly batcher: RecomputeBatcher;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
+    this.batcher = new RecomputeBatcher((requests) => this.recomputeMany(requests).then(() => undefined), {
+      maxBatch: options.batchSize ?? 200,
+      maxParallel: options.parallelBatches ?? 2,
+    });
     const producer = this.connect();
     this.dueQueue = new DueQueue(producer, options.prefix);
     this.reconciler = new Reconciler({
       db: options.db,
       dueQueue: this.dueQueue,
       logger: options.logger,
-      recompute: (endpointId) => this.recompute(endpointId),
+      recompute: (endpointIds) => this.recomputeMany(endpointIds.map((endpointId) => ({ endpointId }))),
       intervalMs: options.reconcileIntervalMs,
       dirtyGraceMs: options.dirtyGraceMs,
       now: this.now,
@@ -87,34 +98,49 @@ export class Scheduler {
 
   /** Recomputes one endpoint's pending execution now. Null when the endpoint no longer exists. */
   async recompute(endpointId: string): Promise<RecomputeResult | null> {
+    const [result] = await this.recomputeMany([{ endpointId }]);
+    return result ?? null;
+  }
+
+  /**
+   * Recomputes endpoints in one transaction under their row locks: removes each superseded job
+   * (unless it is the execution that just ran), adds the new jobs in one bulk write, then commits.
+   */
+  async recomputeMany(requests: RecomputeRequest[]): Promise<RecomputeResult[]> {
+    if (requests.length === 0) return [];
     const now = this.now();
-    return recomputeEndpoint(
+    const ranVersions = new Map(requests.map((request) => [request.endpointId, request.ranVersion]));
+    return recomputeEndpoints(
       this.options.db,
-      endpointId,
+      requests.map((request) => request.endpointId),
       (row) => decideNextRun(row, now),
-      async (row, decision, scheduleVersion) => {
-        await this.dueQueue.removeVersion(row.id, row.scheduleVersion);
-        if (decision.nextRunAt && decision.nextRunId && decision.nextRunSource) {
-          await this.dueQueue.add(
-            {
-              endpointId: row.id,
-              accountId: row.accountId,
-              scheduleVersion,
-              runId: decision.nextRunId,
-              scheduledAt: decision.nextRunAt,
-              source: decision.nextRunSource,
-            },
-            now,
-          );
-        }
-        this.options.logger.debug('recomputed', {
+      async (recomputed) => {
+        const superseded = recomputed.filter(({ row }) => ranVersions.get(row.id) !== row.scheduleVersion);
+        await Promise.all(superseded.map(({ row }) => this.dueQueue.removeVersion(row.id, row.scheduleVersion)));
+        await this.dueQueue.addMany(
+          recomputed.flatMap(({ row, decision, scheduleVersion }) =>
+            decision.nextRunAt && decision.nextRunId && decision.nextRunSource
+              ? [
+                  {
+                    endpointId: row.id,
+                    accountId: row.accountId,
+                    scheduleVersion,
+                    runId: decision.nextRunId,
+                    scheduledAt: decision.nextRunAt,
+                    source: decision.nextRunSource,
+                  },
+                ]
+              : [],
+          ),
+          now,
+        );
+        this.options.logger.debug('recomputed', { endpoints: recomputed.length, removed: superseded.length });
+        return recomputed.map(({ row, decision, scheduleVersion }) => ({
           endpointId: row.id,
-          fromVersion: row.scheduleVersion,
           scheduleVersion,
           nextRunAt: decision.nextRunAt,
           source: decision.nextRunSource,
-        });
-        return { endpointId: row.id, scheduleVersion, nextRunAt: decision.nextRunAt, source: decision.nextRunSource };
+        }));
       },
     );
   }
@@ -127,7 +153,7 @@ export class Scheduler {
         QUEUES.scheduleChanges,
         async (job: Job<ScheduleChangePayload>) => {
           const { endpointIds } = scheduleChangePayload.parse(job.data);
-          for (const endpointId of endpointIds) await this.recompute(endpointId);
+          await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId })));
         },
         {
           connection: this.connect(),
@@ -140,8 +166,8 @@ export class Scheduler {
       new Worker<RunCompletedPayload>(
         QUEUES.runCompleted,
         async (job: Job<RunCompletedPayload>) => {
-          const { endpointId } = runCompletedPayload.parse(job.data);
-          await this.recompute(endpointId);
+          const { endpointId, scheduleVersion } = runCompletedPayload.parse(job.data);
+          await this.batcher.submit({ endpointId, ranVersion: scheduleVersion });
         },
         {
           connection: this.connect(),
