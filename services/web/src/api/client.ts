@@ -21,6 +21,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly issues: FieldIssue[] = [],
+    /** The error's details as the API sent them (e.g. `field` and `limit` of QUOTA_EXCEEDED). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';

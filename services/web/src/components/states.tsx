@@ -13,12 +13,14 @@ export function Loading({ what = 'Loading' }: { what?: string }) {
 export function ErrorState({ error, retry }: { error: unknown; retry?: () => void }) {
   const message = error instanceof Error ? error.message : String(error);
   const code = error instanceof ApiError ? error.code : null;
+  // Retrying cannot make a missing or forbidden thing appear; a network error or a 5xx may pass.
+  const canRetry = retry && !(error instanceof ApiError && error.status >= 400 && error.status < 500);
   return (
     <div className="state state-error" role="alert">
       <p>
         <strong>{code === 'NOT_FOUND' ? 'Not found.' : 'Something went wrong.'}</strong> {message}
       </p>
-      {retry ? (
+      {canRetry ? (
         <button type="button" onClick={retry}>
           Try again
         </button>

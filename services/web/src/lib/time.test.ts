@@ -9,6 +9,11 @@ describe('formatDuration', () => {
     [3_600_000, '1 h'],
     [5_400_000, '1 h 30 min'],
     [86_400_000 * 2 + 3_600_000, '2 d 1 h'],
+    [59_600, '1 min'], // rounding carries into the larger unit
+    [18 * 60_000 + 59_700, '19 min'],
+    [8 * 86_400_000 + 23.6 * 3_600_000, '9 d'],
+    [3_600_000 + 30_000, '1 h 1 min'],
+    [-90_000, '-1 min 30 s'],
   ])('%d ms → %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
 });
 

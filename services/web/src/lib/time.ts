@@ -7,18 +7,22 @@ const UNITS: [string, number][] = [
   ['s', 1000],
 ];
 
-/** 90_000 → "1 min 30 s"; 250 → "250 ms". At most two units. */
+/** 90_000 → "1 min 30 s"; 250 → "250 ms". At most two units, rounded in the smaller one (never "60 s"). */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return '—';
   const abs = Math.abs(ms);
   if (abs < 1000) return `${Math.round(ms)} ms`;
+  const largest = UNITS.findIndex(([, size]) => abs >= size);
+  // Round to the unit below the largest one (seconds at most), then split exactly: a carry (59.6 s → 1 min) is whole.
+  const step = UNITS[Math.min(largest + 1, UNITS.length - 1)]![1];
+  let rest = Math.round(abs / step) * step;
   const parts: string[] = [];
-  let rest = abs;
   for (const [unit, size] of UNITS) {
-    if (rest >= size && parts.length < 2) {
-      const count = parts.length === 1 ? Math.round(rest / size) : Math.floor(rest / size);
-      if (count > 0) parts.push(`${count} ${unit}`);
-      rest -= Math.floor(rest / size) * size;
+    if (parts.length === 2) break;
+    const count = Math.floor(rest / size);
+    if (count > 0) {
+      parts.push(`${count} ${unit}`);
+      rest -= count * size;
     } else if (parts.length > 0) break;
   }
   return `${ms < 0 ? '-' : ''}${parts.join(' ')}`;

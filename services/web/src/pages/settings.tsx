@@ -1,4 +1,63 @@
-// Placeholder: this page is being written.
+/**
+ * Settings: API keys, the signing key, AI features, connected devices and usage, one section each
+ * (each loads and fails on its own), with in-page links so /settings#ai-features opens on that part.
+ */
+import { useIsFetching } from '@tanstack/react-query';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { useLocation } from 'react-router';
+import { AiSettings } from '../components/settings-ai';
+import { ApiKeysSettings } from '../components/settings-api-keys';
+import { DevicesSettings } from '../components/settings-devices';
+import { SETTINGS_SECTIONS, SettingsSection } from '../components/settings-section';
+import { SigningKeySettings } from '../components/settings-signing-key';
+import { UsageSettings } from '../components/settings-usage';
+
+const CONTENT: Record<(typeof SETTINGS_SECTIONS)[number]['id'], ReactNode> = {
+  'api-keys': <ApiKeysSettings />,
+  'signing-key': <SigningKeySettings />,
+  'ai-features': <AiSettings />,
+  'connected-devices': <DevicesSettings />,
+  usage: <UsageSettings />,
+};
+
 export function SettingsPage() {
-  return <h1>SettingsPage</h1>;
+  useScrollToHash();
+  return (
+    <>
+      <div className="page-header">
+        <h1>Settings</h1>
+      </div>
+      <nav aria-label="Settings sections" className="settings-nav">
+        <ul>
+          {SETTINGS_SECTIONS.map((section) => (
+            <li key={section.id}>
+              <a href={`#${section.id}`}>{section.title}</a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {SETTINGS_SECTIONS.map((section) => (
+        <SettingsSection key={section.id} id={section.id} title={section.title}>
+          {CONTENT[section.id]}
+        </SettingsSection>
+      ))}
+    </>
+  );
+}
+
+/**
+ * Arriving with #section (a link from elsewhere): the browser tried to scroll while the sections were
+ * still loading and short, so scroll once the first fetches have settled. In-page links scroll natively.
+ */
+function useScrollToHash() {
+  const { hash } = useLocation();
+  const fetching = useIsFetching();
+  const sawFetching = useRef(false);
+  const scrolledFor = useRef<string | null>(null);
+  useEffect(() => {
+    if (fetching > 0) sawFetching.current = true;
+    if (fetching > 0 || !hash || !sawFetching.current || scrolledFor.current === hash) return;
+    scrolledFor.current = hash;
+    document.getElementById(decodeURIComponent(hash.slice(1)))?.scrollIntoView();
+  }, [hash, fetching]);
 }

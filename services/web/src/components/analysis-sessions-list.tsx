@@ -1,0 +1,99 @@
+/**
+ * An endpoint's analysis sessions, newest first (GET /api/endpoints/{endpointId}/analysis-sessions),
+ * compact: when, status, shadow mark, trigger, tokens and the start of the reasoning, each linking
+ * to the session. "Show more" pages on in steps of 10 (the API's default page size).
+ */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, unwrap, type Schemas } from '../api/client';
+import { formatDateTime, formatRelative } from '../lib/time';
+import { AnalysisStatusBadge, ShadowBadge } from './analysis-badges';
+import { describeTrigger } from './analysis-format';
+import { Empty, QueryView } from './states';
+
+const PAGE_SIZE = 10;
+
+function SessionItem({ session, isCurrent }: { session: Schemas['AnalysisSessionSummary']; isCurrent: boolean }) {
+  return (
+    <li className={`analysis-list-item${isCurrent ? ' analysis-list-current' : ''}`}>
+      <div className="analysis-list-head">
+        <Link
+          to={`/analysis-sessions/${session.id}`}
+          title={formatDateTime(session.createdAt)}
+          aria-current={isCurrent ? 'page' : undefined}
+        >
+          Analysis {formatRelative(session.createdAt)}
+        </Link>
+        {isCurrent ? <span className="muted">(this session)</span> : null}
+        <AnalysisStatusBadge status={session.status} />
+        {session.shadow ? <ShadowBadge short /> : null}
+        <span className="muted">
+          {describeTrigger(session.trigger)} · {session.tokenUsage.toLocaleString()} tokens
+        </span>
+      </div>
+      {session.errorMessage ? (
+        <p className="analysis-list-text form-error">{session.errorMessage}</p>
+      ) : session.reasoning ? (
+        <p className="analysis-list-text">{session.reasoning}</p>
+      ) : null}
+    </li>
+  );
+}
+
+export function AnalysisSessionsList({
+  endpointId,
+  title = 'Analysis sessions',
+  currentSessionId,
+}: {
+  endpointId: string;
+  /** On a session's page: that session is marked in the list. */
+  currentSessionId?: string;
+  /** The list's h2; null when the embedding page gives its own heading. */
+  title?: string | null;
+}) {
+  const [limit, setLimit] = useState(PAGE_SIZE);
+  const sessions = useQuery({
+    queryKey: ['endpoint', endpointId, 'analysis-sessions', limit],
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/endpoints/{endpointId}/analysis-sessions', {
+          params: { path: { endpointId }, query: { limit } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section className="analysis-sessions" aria-label={title ?? 'Analysis sessions'}>
+      {title ? <h2>{title}</h2> : null}
+      <QueryView query={sessions} what="Loading analysis sessions">
+        {(page) =>
+          page.sessions.length === 0 ? (
+            <Empty title="No analysis sessions yet">
+              <p>
+                The planner analyses this endpoint after its runs once AI scheduling is enabled in{' '}
+                <Link to="/settings">Settings</Link>.
+              </p>
+            </Empty>
+          ) : (
+            <>
+              <p className="muted">
+                {page.sessions.length} of {page.total} analysis sessions, newest first.
+              </p>
+              <ul className="analysis-list">
+                {page.sessions.map((session) => (
+                  <SessionItem key={session.id} session={session} isCurrent={session.id === currentSessionId} />
+                ))}
+              </ul>
+              {page.hasMore ? (
+                <button type="button" onClick={() => setLimit(limit + PAGE_SIZE)} disabled={sessions.isPlaceholderData}>
+                  Show more analysis sessions
+                </button>
+              ) : null}
+            </>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}

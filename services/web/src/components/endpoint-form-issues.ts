@@ -1,0 +1,69 @@
+/**
+ * The API's VALIDATION_ERROR issues (details.issues[].field, e.g. "baselineIntervalMs" or
+ * "headersJson.X-Api-Key") → the form field, header row or top-of-form list that shows them.
+ */
+import { ApiError, type FieldIssue } from '../api/client';
+import type { EndpointFormState, FormErrors, FormField } from './endpoint-form-state';
+
+const FIELD_OF_ISSUE: Record<string, FormField> = {
+  name: 'name',
+  description: 'description',
+  url: 'url',
+  method: 'method',
+  baselineIntervalMs: 'interval',
+  baselineCron: 'cron',
+  timezone: 'timezone',
+  minIntervalMs: 'minInterval',
+  maxIntervalMs: 'maxInterval',
+  timeoutMs: 'timeout',
+  maxResponseSizeKb: 'maxResponseSizeKb',
+  headersJson: 'headers',
+  headers: 'headers',
+  bodyJson: 'body',
+  body: 'body',
+};
+
+type VisibleState = Pick<EndpointFormState, 'scheduleType' | 'headers'>;
+
+/** Fields the form does not show for the chosen schedule type. */
+function isHidden(field: FormField, state: VisibleState): boolean {
+  if (state.scheduleType === 'cron') return field === 'interval';
+  return field === 'cron' || field === 'timezone';
+}
+
+/**
+ * Where one issue goes. Both baseline fields go to the visible schedule input ("exactly one of
+ * baselineCron or baselineIntervalMs" is about whichever is shown). Anything else without a
+ * visible field goes to the top of the form, prefixed with its API name.
+ */
+function placeIssue(issue: FieldIssue, state: VisibleState, errors: FormErrors): void {
+  const [head = '', ...rest] = issue.field.split('.');
+  let field = FIELD_OF_ISSUE[head];
+  if (field === 'interval' || field === 'cron') field = state.scheduleType === 'cron' ? 'cron' : 'interval';
+  if (field === 'headers' && rest.length > 0) {
+    const headerName = rest.join('.');
+    const row = state.headers.find((candidate) => candidate.name.trim() === headerName);
+    if (row) {
+      errors.headerRows[row.key] ??= issue.message;
+      return;
+    }
+  }
+  if (field && !isHidden(field, state)) {
+    errors.fields[field] ??= issue.message;
+    return;
+  }
+  errors.form.push(issue.field ? `${issue.field}: ${issue.message}` : issue.message);
+}
+
+export function mapIssuesToForm(issues: FieldIssue[], state: VisibleState): FormErrors {
+  const errors: FormErrors = { fields: {}, headerRows: {}, form: [] };
+  for (const issue of issues) placeIssue(issue, state, errors);
+  return errors;
+}
+
+/** Any error of a save: VALIDATION_ERROR issues onto the form; otherwise the message on top. */
+export function formErrorsOf(error: unknown, state: VisibleState): FormErrors {
+  if (error instanceof ApiError && error.issues.length > 0) return mapIssuesToForm(error.issues, state);
+  const message = error instanceof Error ? error.message : String(error);
+  return { fields: {}, headerRows: {}, form: [message] };
+}

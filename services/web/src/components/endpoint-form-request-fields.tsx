@@ -1,0 +1,88 @@
+/** The request: timeout, response size limit, headers and body (with its template tokens). */
+import { Field } from './field';
+import { DurationInput } from './endpoint-form-duration';
+import { HeadersEditor } from './endpoint-form-headers';
+import type { SectionProps } from './endpoint-form-schedule';
+import { METHODS_WITH_BODY, type BodyFormat } from './endpoint-form-state';
+
+/** Replaced at each run (services/executor/src/http/template.ts). */
+const TEMPLATE_TOKENS = '{{lastRunAt}}, {{scheduledAt}}, {{runId}}, {{endpointId}}, {{now}}';
+
+function BodyFormatRadios({ value, onChange }: { value: BodyFormat; onChange: (next: BodyFormat) => void }) {
+  const options: { value: BodyFormat; label: string }[] = [
+    { value: 'json', label: 'JSON' },
+    { value: 'text', label: 'Text' },
+  ];
+  return (
+    <fieldset className="endpoint-form-radios endpoint-form-inline">
+      <legend>Body format</legend>
+      {options.map((option) => (
+        <label key={option.value}>
+          <input
+            type="radio"
+            name="body-format"
+            value={option.value}
+            checked={value === option.value}
+            onChange={() => onChange(option.value)}
+          />{' '}
+          {option.label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function BodyField({ state, set, errors }: SectionProps) {
+  const allowsBody = METHODS_WITH_BODY.includes(state.method);
+  if (!allowsBody && state.bodyText.trim() === '' && !errors.fields.body) {
+    return <p className="muted">A request body can be sent with POST, PUT and PATCH.</p>;
+  }
+  const hint =
+    state.bodyFormat === 'json'
+      ? `A JSON object or array, sent as application/json unless you set Content-Type. Tokens replaced at each run, inside string values: ${TEMPLATE_TOKENS} (ISO 8601 UTC times; lastRunAt is empty before the first run).`
+      : `Sent exactly as written (add a Content-Type header if the receiver needs one). Tokens replaced at each run: ${TEMPLATE_TOKENS} (ISO 8601 UTC times; lastRunAt is empty before the first run).`;
+  return (
+    <>
+      <BodyFormatRadios value={state.bodyFormat} onChange={(bodyFormat) => set({ bodyFormat })} />
+      <Field label="Body (optional)" error={errors.fields.body} hint={hint}>
+        <textarea
+          value={state.bodyText}
+          onChange={(e) => set({ bodyText: e.target.value })}
+          rows={6}
+          spellCheck={false}
+          placeholder={state.bodyFormat === 'json' ? '{ "since": "{{lastRunAt}}" }' : ''}
+        />
+      </Field>
+    </>
+  );
+}
+
+export function RequestFields({ state, set, errors }: SectionProps) {
+  return (
+    <fieldset className="endpoint-form-group">
+      <legend>Request</legend>
+      <Field label="Timeout" error={errors.fields.timeout} hint="The whole request including the body; 0.1 s to 5 min.">
+        <DurationInput value={state.timeout} onChange={(timeout) => set({ timeout })} unitLabel="Timeout unit" />
+      </Field>
+      <Field
+        label="Response size limit (KiB)"
+        error={errors.fields.maxResponseSizeKb}
+        hint="Response bytes kept with each run, 1 to 1024; a larger body is truncated and flagged."
+      >
+        <input
+          type="text"
+          inputMode="numeric"
+          value={state.maxResponseSizeKb}
+          onChange={(e) => set({ maxResponseSizeKb: e.target.value })}
+        />
+      </Field>
+      <HeadersEditor
+        rows={state.headers}
+        onChange={(headers) => set({ headers })}
+        rowErrors={errors.headerRows}
+        error={errors.fields.headers}
+      />
+      <BodyField state={state} set={set} errors={errors} />
+    </fieldset>
+  );
+}

@@ -1,0 +1,182 @@
+/**
+ * Form state → the API's endpoint input. Client-side checks are only the cheap ones (required
+ * fields, number formats, JSON syntax, header rows); the API validates everything again and its
+ * VALIDATION_ERROR issues are mapped back onto the form (endpoint-form-issues.ts).
+ */
+import type { Schemas } from '../api/client';
+import {
+  MASKED_HEADER_VALUE,
+  METHODS_WITH_BODY,
+  type Endpoint,
+  type EndpointFormState,
+  type FormErrors,
+  type FormField,
+  type HeaderRow,
+} from './endpoint-form-state';
+import { durationToMs, type Duration } from './endpoint-form-units';
+
+export type CreateEndpointBody = Schemas['CreateEndpointInput'];
+export type UpdateEndpointBody = Schemas['UpdateEndpointInput'];
+
+/** Every canonical field with its intended value (null: not set). timezone only for a cron baseline. */
+export interface EndpointValues {
+  name: string;
+  description: string | null;
+  url: string;
+  method: Endpoint['method'];
+  baselineIntervalMs: number | null;
+  baselineCron: string | null;
+  timezone?: string;
+  minIntervalMs: number | null;
+  maxIntervalMs: number | null;
+  timeoutMs: number;
+  maxResponseSizeKb: number;
+  headersJson: Record<string, string> | null;
+  bodyJson: Endpoint['bodyJson'];
+}
+
+export type BuildResult = { ok: true; values: EndpointValues } | { ok: false; errors: FormErrors };
+
+/** RFC 9110 token characters, as the API checks header names. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const CRON_FIELDS = 'a cron expression has five fields (minute hour day-of-month month day-of-week)';
+
+function checkUrl(url: string): string | null {
+  if (url === '') return 'is required';
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:'
+      ? null
+      : `only http and https URLs are allowed, not ${parsed.protocol}`;
+  } catch {
+    return 'must be an absolute http:// or https:// URL';
+  }
+}
+
+function buildHeaders(rows: HeaderRow[], rowErrors: Record<string, string>): Record<string, string> | null {
+  const headers: Record<string, string> = {};
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const name = row.name.trim();
+    if (name === '' && row.value === '' && !row.isMasked) continue;
+    const lower = name.toLowerCase();
+    if (name === '') rowErrors[row.key] = 'enter the header name';
+    else if (!HEADER_NAME.test(name)) rowErrors[row.key] = `invalid header name ${JSON.stringify(name)}`;
+    else if (seen.has(lower)) rowErrors[row.key] = `header ${name} is given twice (names are case-insensitive)`;
+    else if (row.isMasked && row.value === '' && lower !== row.storedName?.toLowerCase()) {
+      rowErrors[row.key] = `type the value again: the stored value is hidden and belongs to ${row.storedName}`;
+    }
+    seen.add(lower);
+    headers[name] = row.isMasked && row.value === '' ? MASKED_HEADER_VALUE : row.value;
+  }
+  return Object.keys(headers).length > 0 ? headers : null;
+}
+
+function buildBody(state: EndpointFormState): { body: Endpoint['bodyJson']; error?: string } {
+  if (state.bodyText.trim() === '') return { body: null };
+  const allowed = METHODS_WITH_BODY.includes(state.method);
+  const methodError = allowed
+    ? undefined
+    : `a request body is only allowed for ${METHODS_WITH_BODY.join(', ')}, not ${state.method}`;
+  if (state.bodyFormat === 'text') return { body: state.bodyText, ...(methodError ? { error: methodError } : {}) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(state.bodyText);
+  } catch (error) {
+    return { body: null, error: `not valid JSON (${(error as Error).message}); choose Text to send it as written` };
+  }
+  if (parsed === null || typeof parsed !== 'object') {
+    return { body: null, error: 'a JSON body must be an object or an array; choose Text to send other text' };
+  }
+  return { body: parsed as Endpoint['bodyJson'], ...(methodError ? { error: methodError } : {}) };
+}
+
+function readDuration(duration: Duration, field: FormField, fields: FormErrors['fields']): number | null {
+  const result = durationToMs(duration);
+  if (result.ok) return result.ms;
+  fields[field] = result.message;
+  return null;
+}
+
+/** Checks the form and builds the full set of values, or returns the errors found. */
+export function buildEndpointValues(state: EndpointFormState): BuildResult {
+  const fields: FormErrors['fields'] = {};
+  const headerRows: Record<string, string> = {};
+  const name = state.name.trim();
+  if (name === '') fields.name = 'is required';
+  const url = state.url.trim();
+  const urlError = checkUrl(url);
+  if (urlError) fields.url = urlError;
+
+  const isCron = state.scheduleType === 'cron';
+  const cron = state.cron.trim().replace(/\s+/g, ' ');
+  const intervalMs = isCron ? null : readDuration(state.interval, 'interval', fields);
+  if (!isCron && intervalMs === null) fields.interval ??= 'enter the time between runs';
+  if (isCron && cron === '') fields.cron = 'is required';
+  else if (isCron && ![5, 6].includes(cron.split(' ').length)) fields.cron = CRON_FIELDS;
+  if (isCron && state.timezone.trim() === '') fields.timezone = 'is required (for example UTC or Europe/Paris)';
+
+  const minIntervalMs = readDuration(state.minInterval, 'minInterval', fields);
+  const maxIntervalMs = readDuration(state.maxInterval, 'maxInterval', fields);
+  const timeoutMs = readDuration(state.timeout, 'timeout', fields);
+  if (timeoutMs === null) fields.timeout ??= 'is required';
+  const sizeKb = Number(state.maxResponseSizeKb.trim());
+  if (state.maxResponseSizeKb.trim() === '' || !Number.isInteger(sizeKb) || sizeKb < 1) {
+    fields.maxResponseSizeKb = 'enter a whole number of KiB, at least 1';
+  }
+  const headersJson = buildHeaders(state.headers, headerRows);
+  const body = buildBody(state);
+  if (body.error) fields.body = body.error;
+
+  if (Object.keys(fields).length > 0 || Object.keys(headerRows).length > 0) {
+    return { ok: false, errors: { fields, headerRows, form: [] } };
+  }
+  return {
+    ok: true,
+    values: {
+      name,
+      description: state.description.trim() === '' ? null : state.description,
+      url,
+      method: state.method,
+      baselineIntervalMs: intervalMs,
+      baselineCron: isCron ? cron : null,
+      ...(isCron ? { timezone: state.timezone.trim() } : {}),
+      minIntervalMs,
+      maxIntervalMs,
+      timeoutMs: timeoutMs ?? 0,
+      maxResponseSizeKb: sizeKb,
+      headersJson,
+      bodyJson: body.body,
+    },
+  };
+}
+
+/** POST body: fields left unset are omitted (the API applies its defaults). */
+export function buildCreateBody(values: EndpointValues): CreateEndpointBody {
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(values)) if (value !== null && value !== undefined) body[key] = value;
+  return body as CreateEndpointBody;
+}
+
+/** JSON with object keys sorted, so two header maps in a different order compare equal. */
+function stableJson(value: unknown): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return JSON.stringify(value ?? null);
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
+  return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
+}
+
+function isSame(key: keyof EndpointValues, next: unknown, previous: unknown): boolean {
+  if (key === 'bodyJson') return JSON.stringify(next ?? null) === JSON.stringify(previous ?? null);
+  return stableJson(next) === stableJson(previous);
+}
+
+/** PATCH body: only the fields whose value differs from the endpoint as loaded. */
+export function buildPatchBody(values: EndpointValues, endpoint: Endpoint): UpdateEndpointBody {
+  const patch: Record<string, unknown> = {};
+  for (const key of Object.keys(values) as (keyof EndpointValues)[]) {
+    const next = values[key];
+    if (next === undefined) continue;
+    if (!isSame(key, next, endpoint[key])) patch[key] = next;
+  }
+  return patch as UpdateEndpointBody;
+}

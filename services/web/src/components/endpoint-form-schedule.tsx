@@ -1,0 +1,125 @@
+/** The baseline schedule: a fixed interval or a cron expression in a time zone, plus floor and ceiling. */
+import { Field } from './field';
+import { DurationInput } from './endpoint-form-duration';
+import type { EndpointFormState, FormErrors, ScheduleType } from './endpoint-form-state';
+
+export interface SectionProps {
+  state: EndpointFormState;
+  set: (patch: Partial<EndpointFormState>) => void;
+  errors: FormErrors;
+}
+
+function supportedTimezones(): string[] {
+  const intl = Intl as { supportedValuesOf?: (key: string) => string[] };
+  const zones = typeof intl.supportedValuesOf === 'function' ? intl.supportedValuesOf('timeZone') : [];
+  return ['UTC', ...zones.filter((zone) => zone !== 'UTC')];
+}
+
+const TIMEZONES = supportedTimezones();
+
+function ScheduleTypeRadios({ value, onChange }: { value: ScheduleType; onChange: (next: ScheduleType) => void }) {
+  const options: { value: ScheduleType; label: string }[] = [
+    { value: 'interval', label: 'Fixed period' },
+    { value: 'cron', label: 'Cron schedule' },
+  ];
+  return (
+    <div className="endpoint-form-radios">
+      {options.map((option) => (
+        <label key={option.value}>
+          <input
+            type="radio"
+            name="schedule-type"
+            value={option.value}
+            checked={value === option.value}
+            onChange={() => onChange(option.value)}
+          />{' '}
+          {option.label}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+function CronFields({ state, set, errors }: SectionProps) {
+  return (
+    <>
+      <Field
+        label="Cron expression"
+        error={errors.fields.cron}
+        hint="Five fields: minute hour day-of-month month day-of-week. 0 * * * * is hourly, */15 * * * * every 15 minutes, 30 2 * * 1-5 at 02:30 on weekdays."
+      >
+        <input
+          value={state.cron}
+          onChange={(e) => set({ cron: e.target.value })}
+          placeholder="0 * * * *"
+          autoComplete="off"
+          spellCheck={false}
+          className="endpoint-form-mono"
+        />
+      </Field>
+      <Field
+        label="Time zone"
+        error={errors.fields.timezone}
+        hint="IANA name, e.g. Europe/Paris. The cron fields are read on this zone's clock, daylight saving time included."
+      >
+        <input
+          value={state.timezone}
+          onChange={(e) => set({ timezone: e.target.value })}
+          list="endpoint-form-timezones"
+          autoComplete="off"
+          spellCheck={false}
+        />
+      </Field>
+      <datalist id="endpoint-form-timezones">
+        {TIMEZONES.map((zone) => (
+          <option key={zone} value={zone} />
+        ))}
+      </datalist>
+    </>
+  );
+}
+
+export function ScheduleFields({ state, set, errors }: SectionProps) {
+  return (
+    <fieldset className="endpoint-form-group">
+      <legend>Baseline schedule</legend>
+      <p className="muted">
+        The baseline is the schedule the endpoint follows when no hint applies: a fixed period, or a cron expression
+        read in a time zone. The planner may set short-lived hints; the governor keeps runs within the safety floor and
+        the ceiling.
+      </p>
+      <ScheduleTypeRadios value={state.scheduleType} onChange={(scheduleType) => set({ scheduleType })} />
+      {state.scheduleType === 'interval' ? (
+        <Field label="Interval" error={errors.fields.interval} hint="Time between runs, at least 1 second.">
+          <DurationInput value={state.interval} onChange={(interval) => set({ interval })} unitLabel="Period unit" />
+        </Field>
+      ) : (
+        <CronFields state={state} set={set} errors={errors} />
+      )}
+      <Field
+        label="Safety floor (optional)"
+        error={errors.fields.minInterval}
+        hint="minIntervalMs: runs are never scheduled closer together than this."
+      >
+        <DurationInput
+          value={state.minInterval}
+          onChange={(minInterval) => set({ minInterval })}
+          unitLabel="Floor unit"
+          placeholder="none"
+        />
+      </Field>
+      <Field
+        label="Ceiling (optional)"
+        error={errors.fields.maxInterval}
+        hint="maxIntervalMs: runs are never scheduled further apart than this."
+      >
+        <DurationInput
+          value={state.maxInterval}
+          onChange={(maxInterval) => set({ maxInterval })}
+          unitLabel="Ceiling unit"
+          placeholder="none"
+        />
+      </Field>
+    </fieldset>
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * The endpoint form's state: what the inputs hold, how an endpoint fills them on edit, and the
+ * names of the form's fields (errors are keyed by these, not by the API's field names).
+ */
+import type { Schemas } from '../api/client';
+import { msToDuration, type Duration } from './endpoint-form-units';
+
+export type Endpoint = Schemas['Endpoint'];
+export type HttpMethod = Endpoint['method'];
+export type ScheduleType = 'interval' | 'cron';
+export type BodyFormat = 'json' | 'text';
+
+export const HTTP_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+export const METHODS_WITH_BODY: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];
+/** How the API shows a sensitive header value; sent back unchanged, it keeps the stored value. */
+export const MASKED_HEADER_VALUE = '********';
+
+/**
+ * One header row. A sensitive header read from the API arrives masked: the row keeps
+ * `isMasked` and an empty `value`; left empty, the masked value is sent back and the API keeps the
+ * stored secret. `storedName` is the name the stored value belongs to.
+ */
+export interface HeaderRow {
+  key: string;
+  name: string;
+  value: string;
+  storedName: string | null;
+  isMasked: boolean;
+}
+
+export interface EndpointFormState {
+  name: string;
+  description: string;
+  url: string;
+  method: HttpMethod;
+  scheduleType: ScheduleType;
+  interval: Duration;
+  cron: string;
+  timezone: string;
+  minInterval: Duration;
+  maxInterval: Duration;
+  timeout: Duration;
+  maxResponseSizeKb: string;
+  headers: HeaderRow[];
+  bodyFormat: BodyFormat;
+  bodyText: string;
+}
+
+export type FormField =
+  | 'name'
+  | 'description'
+  | 'url'
+  | 'method'
+  | 'interval'
+  | 'cron'
+  | 'timezone'
+  | 'minInterval'
+  | 'maxInterval'
+  | 'timeout'
+  | 'maxResponseSizeKb'
+  | 'headers'
+  | 'body';
+
+/** Errors to show: per field, per header row (by row key), and those that belong to no field. */
+export interface FormErrors {
+  fields: Partial<Record<FormField, string>>;
+  headerRows: Record<string, string>;
+  form: string[];
+}
+
+export const NO_ERRORS: FormErrors = { fields: {}, headerRows: {}, form: [] };
+
+export function hasErrors(errors: FormErrors): boolean {
+  return Object.keys(errors.fields).length > 0 || Object.keys(errors.headerRows).length > 0 || errors.form.length > 0;
+}
+
+let rowCounter = 0;
+export function newHeaderRow(name = '', value = ''): HeaderRow {
+  rowCounter += 1;
+  return { key: `header-${rowCounter}`, name, value, storedName: null, isMasked: false };
+}
+
+/** A new endpoint: every 5 minutes, GET, the API's defaults for timeout and response size. */
+export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
+  return {
+    name: '',
+    description: '',
+    url: '',
+    method: 'GET',
+    scheduleType: 'interval',
+    interval: { amount: '5', unit: 'min' },
+    cron: '',
+    timezone: defaultTimezone,
+    minInterval: { amount: '', unit: 'min' },
+    maxInterval: { amount: '', unit: 'min' },
+    timeout: { amount: '30', unit: 's' },
+    maxResponseSizeKb: '100',
+    headers: [],
+    bodyFormat: 'json',
+    bodyText: '',
+  };
+}
+
+/** The body as editable text: JSON pretty-printed, a string as-is. */
+export function bodyToText(body: Endpoint['bodyJson']): { bodyFormat: BodyFormat; bodyText: string } {
+  if (body === null) return { bodyFormat: 'json', bodyText: '' };
+  if (typeof body === 'string') return { bodyFormat: 'text', bodyText: body };
+  return { bodyFormat: 'json', bodyText: JSON.stringify(body, null, 2) };
+}
+
+export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
+  const headers = Object.entries(endpoint.headersJson ?? {}).map(([name, value]) => {
+    const isMasked = value === MASKED_HEADER_VALUE;
+    return { ...newHeaderRow(name, isMasked ? '' : value), storedName: name, isMasked };
+  });
+  return {
+    name: endpoint.name,
+    description: endpoint.description ?? '',
+    url: endpoint.url,
+    method: endpoint.method,
+    scheduleType: endpoint.baselineCron !== null ? 'cron' : 'interval',
+    interval: msToDuration(endpoint.baselineIntervalMs),
+    cron: endpoint.baselineCron ?? '',
+    timezone: endpoint.timezone,
+    minInterval: msToDuration(endpoint.minIntervalMs),
+    maxInterval: msToDuration(endpoint.maxIntervalMs),
+    timeout: msToDuration(endpoint.timeoutMs, 's'),
+    maxResponseSizeKb: String(endpoint.maxResponseSizeKb),
+    headers,
+    ...bodyToText(endpoint.bodyJson),
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Pause job / Resume job / Archive job. Archive asks first: it is final (the job and all its
+ * endpoints stop for good and cannot be resumed or edited).
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { JOBS_KEY, jobEndpointsKey, jobKey, type Job } from './job-queries';
+
+type Action = 'pause' | 'resume' | 'archive';
+
+function callAction(action: Action, jobId: string) {
+  const options = { params: { path: { jobId } } };
+  if (action === 'pause') return unwrap(api.POST('/api/jobs/{jobId}/pause', options));
+  if (action === 'resume') return unwrap(api.POST('/api/jobs/{jobId}/resume', options));
+  return unwrap(api.POST('/api/jobs/{jobId}/archive', options));
+}
+
+export function archiveQuestion(job: Pick<Job, 'name' | 'endpointCount'>): string {
+  const endpoints = job.endpointCount === 1 ? '1 endpoint' : `${job.endpointCount} endpoints`;
+  return (
+    `Archive the job "${job.name}"?\n\n` +
+    `Archiving is final: the job and its ${endpoints} stop for good. ` +
+    'An archived job cannot be resumed or edited, and no endpoint can be added to it. ' +
+    'To stop it for a while instead, pause it.'
+  );
+}
+
+export function JobActions({ job }: { job: Job }) {
+  const queryClient = useQueryClient();
+  const action = useMutation({
+    mutationFn: (which: Action) => callAction(which, job.id),
+    onSuccess: (result) => {
+      queryClient.setQueryData(jobKey(job.id), result.job);
+      void queryClient.invalidateQueries({ queryKey: JOBS_KEY });
+      void queryClient.invalidateQueries({ queryKey: jobKey(job.id) });
+      void queryClient.invalidateQueries({ queryKey: jobEndpointsKey(job.id) });
+      void queryClient.invalidateQueries({ queryKey: ['endpoint'] });
+    },
+  });
+  if (job.status === 'archived') return null;
+  const archive = () => {
+    if (window.confirm(archiveQuestion(job))) action.mutate('archive');
+  };
+  return (
+    <div className="job-actions">
+      <div className="actions">
+        {job.status === 'paused' ? (
+          <button type="button" className="primary" onClick={() => action.mutate('resume')} disabled={action.isPending}>
+            Resume job
+          </button>
+        ) : (
+          <button type="button" onClick={() => action.mutate('pause')} disabled={action.isPending}>
+            Pause job
+          </button>
+        )}
+        <button type="button" className="danger" onClick={archive} disabled={action.isPending}>
+          Archive job
+        </button>
+      </div>
+      {action.error ? (
+        <p className="form-error" role="alert">
+          {action.error.message}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,113 @@
+/**
+ * Settings > AI features: the spec's "Enable AI Scheduling" switch, shadow mode, and the planner's
+ * token budget this month. Each checkbox saves at once (PATCH /api/account/settings); while a save
+ * is pending the box shows the requested value so the 3 s refetch cannot flip it back.
+ */
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId } from 'react';
+import { api, unwrap, type Schemas } from '../api/client';
+import { ACCOUNT_KEY, useAccount, type Account } from './settings-account';
+import { formatDateTime } from '../lib/time';
+import { QuotaMeter } from './settings-meter';
+import { When } from './settings-section';
+import { QueryView } from './states';
+
+type AiSettingsInput = Schemas['AccountSettingsInput'];
+
+export function AiSettings() {
+  const account = useAccount();
+  return (
+    <QueryView query={account} what="Loading AI features">
+      {(data) => (
+        <>
+          <AiSwitches account={data} />
+          <h3>Planner budget</h3>
+          <AiBudget budget={data.aiBudget} />
+        </>
+      )}
+    </QueryView>
+  );
+}
+
+function AiSwitches({ account }: { account: Account }) {
+  const queryClient = useQueryClient();
+  const save = useMutation({
+    mutationFn: (change: AiSettingsInput) => unwrap(api.PATCH('/api/account/settings', { body: change })),
+    onSuccess: (updated) => queryClient.setQueryData(ACCOUNT_KEY, updated),
+    onSettled: () => void queryClient.invalidateQueries({ queryKey: ACCOUNT_KEY }),
+  });
+  const shown = { ...account.settings, ...(save.isPending ? save.variables : {}) };
+  return (
+    <>
+      <Switch
+        label="Enable AI Scheduling"
+        checked={shown.aiSchedulingEnabled}
+        disabled={save.isPending}
+        onChange={(on) => save.mutate({ aiSchedulingEnabled: on })}
+        hint="The planner analyses your endpoints' runs and sets short-lived hints, which the governor clamps. Off: schedules run on their baselines and hints already set expire on their TTL."
+      />
+      <Switch
+        label="Shadow mode"
+        checked={shown.aiShadowMode}
+        disabled={save.isPending}
+        onChange={(on) => save.mutate({ aiShadowMode: on })}
+        hint="The planner proposes, nothing is applied: its proposals are recorded in the analysis sessions (marked shadow) so you can review them first."
+      />
+      {save.error ? (
+        <p className="form-error" role="alert">
+          {save.error.message}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function Switch(props: {
+  label: string;
+  hint: string;
+  checked: boolean;
+  disabled: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="settings-switch">
+      <input
+        type="checkbox"
+        id={id}
+        checked={props.checked}
+        disabled={props.disabled}
+        onChange={(event) => props.onChange(event.target.checked)}
+        aria-describedby={`${id}-hint`}
+      />
+      <div>
+        <label htmlFor={id}>{props.label}</label>
+        <small id={`${id}-hint`} className="muted">
+          {props.hint}
+        </small>
+      </div>
+    </div>
+  );
+}
+
+function AiBudget({ budget }: { budget: Account['aiBudget'] }) {
+  return (
+    <>
+      <QuotaMeter
+        label="AI tokens used"
+        used={budget.tokensUsed}
+        limit={budget.tokensLimit}
+        unit="tokens"
+        suffix="this month"
+      />
+      <p className="muted">
+        The budget resets <When iso={budget.periodEndsAt} /> ({formatDateTime(budget.periodEndsAt)}).
+      </p>
+      {budget.exhausted ? (
+        <p className="form-error">
+          The budget is used up: the planner stops analysing until it resets; schedules run on their baselines.
+        </p>
+      ) : null}
+    </>
+  );
+}

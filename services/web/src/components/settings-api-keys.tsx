@@ -1,0 +1,174 @@
+/**
+ * Settings > API keys: create a named key (shown once), list the keys, revoke one.
+ * Revoked keys stay listed by the api (revokedAt set); they are folded away under the live ones.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, ApiError, unwrap, type Schemas } from '../api/client';
+import { Field } from './field';
+import { SecretOnce } from './settings-secret';
+import { When } from './settings-section';
+import { Empty, QueryView } from './states';
+
+type ApiKey = Schemas['ApiKey'];
+const API_KEYS = ['api-keys'] as const;
+
+export function ApiKeysSettings() {
+  const keys = useQuery({ queryKey: API_KEYS, queryFn: () => unwrap(api.GET('/api/api-keys')) });
+  return (
+    <>
+      <p className="muted">
+        Programs call the Kairos API with a key in the <code>x-api-key</code> header. Give each program its own key so
+        you can revoke one without touching the others.
+      </p>
+      <CreateApiKeyForm />
+      <QueryView query={keys} what="Loading API keys">
+        {(list) => <ApiKeyList keys={list} />}
+      </QueryView>
+    </>
+  );
+}
+
+function CreateApiKeyForm() {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [created, setCreated] = useState<Schemas['CreatedApiKey'] | null>(null);
+  const [missingName, setMissingName] = useState(false);
+  const create = useMutation({
+    mutationFn: (keyName: string) => unwrap(api.POST('/api/api-keys', { body: { name: keyName } })),
+    onSuccess: (key) => {
+      setCreated(key);
+      setName('');
+      void queryClient.invalidateQueries({ queryKey: API_KEYS });
+    },
+  });
+  const error = create.error instanceof ApiError ? create.error : null;
+  const nameError = missingName ? 'Give the key a name.' : error?.fieldErrors().name;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setMissingName(name.trim() === '');
+    if (name.trim() !== '') create.mutate(name.trim());
+  };
+  return (
+    <>
+      {created ? (
+        <SecretOnce label="New API key" value={created.apiKey} onDone={() => setCreated(null)}>
+          <p>
+            Send it as the <code>x-api-key</code> header. It is listed below as “{created.name}” ({created.prefix}…).
+          </p>
+        </SecretOnce>
+      ) : null}
+      <form onSubmit={submit} noValidate>
+        <Field label="Key name" error={nameError} hint="What uses the key, e.g. “deploy pipeline”.">
+          <input
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            maxLength={200}
+            autoComplete="off"
+            required
+          />
+        </Field>
+        <div className="actions">
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {create.isPending ? 'Creating…' : 'Create API key'}
+          </button>
+        </div>
+        {create.error && !nameError ? (
+          <p className="form-error" role="alert">
+            {create.error.message}
+          </p>
+        ) : null}
+      </form>
+    </>
+  );
+}
+
+function ApiKeyList({ keys }: { keys: ApiKey[] }) {
+  const live = keys.filter((key) => !key.revokedAt);
+  const revoked = keys.filter((key) => key.revokedAt);
+  return (
+    <>
+      {live.length === 0 ? (
+        <Empty title="No API keys yet.">
+          <p>Create one above to call the API from a program.</p>
+        </Empty>
+      ) : (
+        <ApiKeyTable keys={live} caption="Active API keys" />
+      )}
+      {revoked.length > 0 ? (
+        <details>
+          <summary>Revoked keys ({revoked.length})</summary>
+          <ApiKeyTable keys={revoked} caption="Revoked API keys" />
+        </details>
+      ) : null}
+    </>
+  );
+}
+
+function ApiKeyTable({ keys, caption }: { keys: ApiKey[]; caption: string }) {
+  return (
+    <div className="table-wrap">
+      <table className="settings-table">
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Prefix</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.map((key) => (
+            <ApiKeyRow key={key.id} apiKey={key} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
+  const queryClient = useQueryClient();
+  const revoke = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/api-keys/{keyId}', { params: { path: { keyId: apiKey.id } } })),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: API_KEYS }),
+  });
+  const confirmRevoke = () => {
+    const question = `Revoke the API key “${apiKey.name}”? Programs using it stop working at once. This cannot be undone.`;
+    if (window.confirm(question)) revoke.mutate();
+  };
+  return (
+    <tr>
+      <th scope="row">{apiKey.name}</th>
+      <td data-label="Prefix">
+        <code>{apiKey.prefix}…</code>
+      </td>
+      <td data-label="Created">
+        <When iso={apiKey.createdAt} />
+      </td>
+      <td data-label="Last used">
+        <When iso={apiKey.lastUsedAt} empty="Never" />
+      </td>
+      <td className="settings-table-actions">
+        {apiKey.revokedAt ? (
+          <span className="badge badge-archived">
+            Revoked <When iso={apiKey.revokedAt} />
+          </span>
+        ) : (
+          <button type="button" className="danger" onClick={confirmRevoke} disabled={revoke.isPending}>
+            {revoke.isPending ? 'Revoking…' : 'Revoke'}
+          </button>
+        )}
+        {revoke.error ? (
+          <span className="form-error settings-row-error" role="alert">
+            {revoke.error.message}
+          </span>
+        ) : null}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * Settings > Signing key: what it is for, its prefix and dates, create (only when the account has
+ * none: every account gets one at setup) or rotate. The raw key is in the create/rotate answer only.
+ */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap, type Schemas } from '../api/client';
+import { SecretOnce } from './settings-secret';
+import { When } from './settings-section';
+import { Empty, QueryView } from './states';
+
+const SIGNING_KEY = ['signing-key'] as const;
+
+const ROTATE_QUESTION =
+  'Rotate the signing key? The old key stops working at once: requests already signed with it fail ' +
+  'verification, and your receivers must switch to the new key.';
+
+export function SigningKeySettings() {
+  const queryClient = useQueryClient();
+  const info = useQuery({ queryKey: SIGNING_KEY, queryFn: () => unwrap(api.GET('/api/signing-keys')) });
+  const [issued, setIssued] = useState<Schemas['IssuedSigningKey'] | null>(null);
+  const onIssued = (key: Schemas['IssuedSigningKey']) => {
+    setIssued(key);
+    void queryClient.invalidateQueries({ queryKey: SIGNING_KEY });
+  };
+  // A 409 (a key exists after all) or 404 (no key to rotate) means the shown state is stale: refetch.
+  const onSettled = () => void queryClient.invalidateQueries({ queryKey: SIGNING_KEY });
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/signing-keys')),
+    onSuccess: onIssued,
+    onSettled,
+  });
+  const rotate = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/signing-keys/rotate')),
+    onSuccess: onIssued,
+    onSettled,
+  });
+  const pending = create.isPending || rotate.isPending;
+  const error = create.error ?? rotate.error;
+  return (
+    <>
+      <p>
+        Kairos signs every request it sends to your endpoints: the <code>X-Service-Signature</code> header is an
+        HMAC-SHA256 of <code>&lt;timestamp&gt;.&lt;body&gt;</code> with this key, so your receivers can verify that a
+        request comes from Kairos (details in the <a href="/api/reference">API reference</a>).
+      </p>
+      {issued ? (
+        <SecretOnce label="New signing key" value={issued.rawKey} onDone={() => setIssued(null)}>
+          <p>Give it to the services that receive Kairos requests; they verify each signature with it.</p>
+        </SecretOnce>
+      ) : null}
+      <QueryView query={info} what="Loading the signing key">
+        {(key) =>
+          key.hasKey ? (
+            <>
+              <dl className="facts">
+                <dt>Key</dt>
+                <dd>
+                  <code>{key.keyPrefix}…</code>
+                </dd>
+                <dt>Created</dt>
+                <dd>
+                  <When iso={key.createdAt} />
+                </dd>
+                <dt>Last rotated</dt>
+                <dd>
+                  <When iso={key.rotatedAt} empty="Never" />
+                </dd>
+              </dl>
+              <div className="actions">
+                <button
+                  type="button"
+                  className="danger"
+                  disabled={pending}
+                  onClick={() => {
+                    if (window.confirm(ROTATE_QUESTION)) rotate.mutate();
+                  }}
+                >
+                  {rotate.isPending ? 'Rotating…' : 'Rotate signing key'}
+                </button>
+              </div>
+            </>
+          ) : (
+            <Empty title="This account has no signing key.">
+              <p>Requests to your endpoints are sent without signature headers until you create one.</p>
+              <button type="button" className="primary" disabled={pending} onClick={() => create.mutate()}>
+                {create.isPending ? 'Creating…' : 'Create signing key'}
+              </button>
+            </Empty>
+          )
+        }
+      </QueryView>
+      {error ? (
+        <p className="form-error" role="alert">
+          {error.message}
+        </p>
+      ) : null}
+    </>
+  );
+}
