@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * First step of `pnpm test`: the system tools the tests drive, installed from Debian's packages
+ * when missing (the README's test command must work on a fresh machine):
+ *   docker-compose  validates docker-compose.yml offline (pnpm run validate:deploy)
+ *   kubectl         renders the Kustomize overlays (`kubectl kustomize`), unless kustomize exists
+ *   chromium        the browser tests (test/browser, playwright-core with /usr/bin/chromium)
+ * Without root or apt-get it cannot install: it names what is missing and fails (never skips).
+ */
+import { spawnSync } from 'node:child_process';
+
+const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+
+const missing = [
+  !has('docker-compose') && 'docker-compose',
+  !has('kustomize') && !has('kubectl') && 'kubectl',
+  !has('chromium') && 'chromium',
+].filter(Boolean);
+
+if (missing.length === 0) process.exit(0);
+
+const canInstall = process.getuid?.() === 0 && has('apt-get');
+if (!canInstall) {
+  console.error(`ensure-tools: missing ${missing.join(', ')}; install them with: sudo apt-get install -y ${missing.join(' ')}`);
+  process.exit(1);
+}
+console.error(`ensure-tools: installing ${missing.join(', ')} (Debian packages)`);
+const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+const run = (args) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env }).status === 0;
+if (!run(['install', '-y', '-qq', ...missing])) {
+  run(['update', '-qq']);
+  if (!run(['install', '-y', '-qq', ...missing])) {
+    console.error(`ensure-tools: could not install ${missing.join(', ')}`);
+    process.exit(1);
+  }
+}
