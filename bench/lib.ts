@@ -49,9 +49,19 @@ export interface ServiceSet {
 }
 
 /** Starts built services (services/<name>/dist/main.js) with the given environment. */
+/** BENCH_CPU_PROF=<dir>: each service process writes a V8 CPU profile there when it exits. */
+const profileArgs = (name: string): string[] =>
+  process.env.BENCH_CPU_PROF
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`,
+        `--cpu-prof-name=${name.replace('#', '-')}.cpuprofile`,
+      ]
+    : [];
+
 export function startServices(names: string[], env: NodeJS.ProcessEnv): ServiceSet {
   const children = names.map((name) =>
-    spawn(process.execPath, [join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js')], {
+    spawn(process.execPath, [...profileArgs(name), join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js')], {
       env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     }),

@@ -4,3 +4,4 @@ export * from './logger.js';
 export * from './master-key.js';
 export * from './metrics.js';
 export * from './worker-service.js';
+export * from './group-commit.js';

@@ -1,6 +1,7 @@
 /**
  * One execution, from a queued job to a recorded Run:
- *   load the endpoint fresh → skip if it must not run → call it → record the run (+ state) → emit.
+ *   load the endpoint fresh → skip if it must not run → call it → record the run (+ state) and
+ *   announce it on run-completed (both batched by the RunRecorder).
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
  * or the job is stale (a later change superseded it: its scheduleVersion no longer matches). When a
  * skip is not caused by staleness, the scheduler is asked to recompute so the endpoint's next
@@ -9,7 +10,6 @@
 import { decryptSecret } from '@kairos/core';
 import {
   loadExecutionTarget,
-  recordScheduledRun,
   recordSkippedSlot,
   recordTestRun,
   type Database,
@@ -19,19 +19,21 @@ import {
 import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { RunQuota } from './run-quota.js';
+import type { RunRecorder } from './run-recorder.js';
 import type { RunningLock } from './running-lock.js';
 
 export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap' | 'quota';
 
 export type DueRunResult =
-  | { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean; aiSchedulingEnabled: boolean }
-  | { kind: 'skipped'; reason: SkipReason };
+  { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
 
 export interface ExecuteDeps {
   db: Database;
   http: HttpExecutor;
   lock: RunningLock;
   runQuota: RunQuota;
+  /** Records finished executions in batches, frees their locks and announces them (run-recorder.ts). */
+  recorder: RunRecorder;
   masterKey: Buffer;
   now: () => Date;
 }
@@ -63,16 +65,22 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
   if (!(await deps.lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS))) {
     return { kind: 'skipped', reason: 'overlap' };
   }
+  let run: RunOutcome;
   try {
     const scheduledAt = new Date(payload.scheduledAt);
     const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-    const run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
-    const firstDelivery = await recordScheduledRun(deps.db, run);
-    if (firstDelivery) await deps.runQuota.recordRun(target.accountId, run.startedAt);
-    return { kind: 'recorded', run, firstDelivery, aiSchedulingEnabled: target.aiSchedulingEnabled };
-  } finally {
+    run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
+  } catch (error) {
     await deps.lock.release(target.id, payload.runId);
+    throw error;
   }
+  // The recorder frees the lock once the run is committed (and on failure).
+  const firstDelivery = await deps.recorder.record({
+    run,
+    scheduleVersion: payload.scheduleVersion,
+    aiSchedulingEnabled: target.aiSchedulingEnabled,
+  });
+  return { kind: 'recorded', run, firstDelivery };
 }
 
 /** "Test now": runs even when paused; refused when archived; never touches scheduling state. */

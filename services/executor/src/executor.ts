@@ -3,7 +3,7 @@
  * each into a recorded Run. Delivery is at-least-once: a killed executor's in-flight jobs are
  * retried by BullMQ once their lock expires, under the same run id (X-Service-Run-Id), and the run
  * is recorded once. Each recorded scheduled run is announced on `run-completed` (and on
- * `planner-runs` when the account has AI scheduling on).
+ * `planner-runs` when the account has AI scheduling on) by the RunRecorder, in batches.
  */
 import type { Database } from '@kairos/db';
 import {
@@ -22,6 +22,7 @@ import type { Redis } from 'ioredis';
 import { executeDueRun, executeTestRun, type DueRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { RunQuota } from './run-quota.js';
+import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
 
 export interface ExecutorOptions {
@@ -61,11 +62,21 @@ export class Executor {
     this.runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
     this.plannerRuns = new Queue<RunCompletedPayload>(QUEUES.plannerRuns, queueOptions);
     this.scheduleChanges = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, queueOptions);
+    const lock = new RunningLock(producer, options.prefix);
+    const runQuota = new RunQuota(options.db, producer, options.prefix);
     this.deps = {
       db: options.db,
       http: this.http,
-      lock: new RunningLock(producer, options.prefix),
-      runQuota: new RunQuota(options.db, producer, options.prefix),
+      lock,
+      runQuota,
+      recorder: new RunRecorder({
+        db: options.db,
+        redis: producer,
+        lock,
+        runQuota,
+        runCompleted: this.runCompleted,
+        plannerRuns: this.plannerRuns,
+      }),
       masterKey: options.masterKey,
       now: options.now ?? (() => new Date()),
     };
@@ -83,21 +94,8 @@ export class Executor {
     const result = await executeDueRun(this.deps, payload, attempt);
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
+      // (run-completed and planner-runs were emitted by the recorder.)
       if (result.firstDelivery) metrics.observeRun(result.run);
-      const event: RunCompletedPayload = {
-        runId: result.run.id,
-        endpointId: result.run.endpointId,
-        accountId: result.run.accountId,
-        status: result.run.status,
-        source: result.run.source,
-        scheduleVersion: payload.scheduleVersion,
-      };
-      // The planner hears only of accounts with AI scheduling on (it re-checks the setting itself):
-      // for the others a planner-runs job per execution would be pure queue traffic.
-      await Promise.all([
-        this.runCompleted.add('completed', event),
-        result.aiSchedulingEnabled ? this.plannerRuns.add('completed', event) : undefined,
-      ]);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
       if (['paused', 'job-not-active', 'archived', 'quota'].includes(result.reason)) {

@@ -6,7 +6,7 @@
  */
 import { monthStart, tierLimits, type TierName } from '@kairos/core';
 import { countRunsSince, type Database } from '@kairos/db';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 
 const COUNTER_TTL_SECONDS = 40 * 86_400;
 const INCREMENT_IF_PRESENT = `if redis.call('exists', KEYS[1]) == 1 then return redis.call('incr', KEYS[1]) end return 0`;
@@ -49,5 +49,10 @@ export class RunQuota {
   /** Counts one recorded run (when the counter exists; otherwise the next check counts them all). */
   async recordRun(accountId: string, now: Date): Promise<void> {
     await this.redis.eval(INCREMENT_IF_PRESENT, 1, this.key(accountId, now));
+  }
+
+  /** The same count, queued on a pipeline (many runs counted in one write). */
+  recordRunIn(pipeline: ChainableCommander, accountId: string, now: Date): void {
+    pipeline.eval(INCREMENT_IF_PRESENT, 1, this.key(accountId, now));
   }
 }

@@ -4,7 +4,7 @@
  * take over its own lock. Released by compare-and-delete so a late finisher never frees another
  * run's lock.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 const ACQUIRE = `
@@ -31,5 +31,10 @@ export class RunningLock {
 
   async release(endpointId: string, runId: string): Promise<void> {
     await this.redis.eval(RELEASE, 1, this.key(endpointId), runId);
+  }
+
+  /** The same release, queued on a pipeline (many executions released in one write). */
+  releaseIn(pipeline: ChainableCommander, endpointId: string, runId: string): void {
+    pipeline.eval(RELEASE, 1, this.key(endpointId), runId);
   }
 }

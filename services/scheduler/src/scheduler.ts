@@ -3,7 +3,7 @@
  *
  * Inputs: `schedule-changes` (the API changed something) and `run-completed` (an execution was
  * recorded). For each, it recomputes the endpoint under its row lock (many endpoints per
- * transaction under load: recompute-batcher.ts): policy → new nextRunAt (also
+ * transaction under load: a GroupCommit): policy → new nextRunAt (also
  * stored in PostgreSQL with the run id and source) → remove the superseded delayed job → add the new
  * one, all before the row lock is released. So:
  *  - never two pending executions for one endpoint: recomputes of one endpoint are serialised by the
@@ -21,12 +21,12 @@ import {
   type RunCompletedPayload,
   type ScheduleChangePayload,
 } from '@kairos/queue';
-import type { Logger } from '@kairos/runtime';
+import { GroupCommit, type Logger } from '@kairos/runtime';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DueQueue } from './due-queue.js';
 import { decideNextRun } from './plan.js';
-import { RecomputeBatcher, type RecomputeRequest } from './recompute-batcher.js';
+
 import { Reconciler } from './reconcile.js';
 import { RetentionSweeper } from './retention.js';
 
@@ -48,6 +48,16 @@ export interface SchedulerOptions {
   now?: () => Date;
 }
 
+/**
+ * One endpoint to recompute. `ranVersion`: the schedule version of the execution that just ran
+ * (run-completed); when the row still has it, the queued job is that execution itself (finishing
+ * now), so there is nothing to remove. Absent (a change): the superseded job is removed.
+ */
+export interface RecomputeRequest {
+  endpointId: string;
+  ranVersion?: number;
+}
+
 export interface RecomputeResult {
   endpointId: string;
   scheduleVersion: number;
@@ -62,14 +72,25 @@ export class Scheduler {
   private readonly workers: Worker[] = [];
   private readonly connections: Redis[] = [];
   private readonly now: () => Date;
-  private readonly batcher: RecomputeBatcher;
+  private readonly batcher: GroupCommit<RecomputeRequest, RecomputeResult | null>;
 
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
-    this.batcher = new RecomputeBatcher((requests) => this.recomputeMany(requests).then(() => undefined), {
-      maxBatch: options.batchSize ?? 200,
-      maxParallel: options.parallelBatches ?? 2,
-    });
+    // Group commit (packages/runtime/src/group-commit.ts): what arrives during a batch goes in the
+    // next one; an endpoint waiting twice is recomputed once.
+    this.batcher = new GroupCommit(
+      async (requests) => {
+        const results = new Map((await this.recomputeMany(requests)).map((result) => [result.endpointId, result]));
+        return requests.map((request) => results.get(request.endpointId) ?? null);
+      },
+      {
+        maxBatch: options.batchSize ?? 200,
+        maxParallel: options.parallelBatches ?? 2,
+        keyOf: (request) => request.endpointId,
+        merge: (waiting, incoming) =>
+          waiting.ranVersion === incoming.ranVersion ? waiting : { endpointId: waiting.endpointId },
+      },
+    );
     const producer = this.connect();
     this.dueQueue = new DueQueue(producer, options.prefix);
     this.reconciler = new Reconciler({
@@ -167,7 +188,9 @@ export class Scheduler {
         QUEUES.runCompleted,
         async (job: Job<RunCompletedPayload>) => {
           const { endpointId, scheduleVersion } = runCompletedPayload.parse(job.data);
-          await this.batcher.submit({ endpointId, ranVersion: scheduleVersion });
+          await this.batcher.submit(
+            scheduleVersion === undefined ? { endpointId } : { endpointId, ranVersion: scheduleVersion },
+          );
         },
         {
           connection: this.connect(),
