@@ -1,4 +1,100 @@
-// Placeholder: this page is being written.
+/**
+ * One run (`/runs/:runId`): outcome, why it ran (source), planned versus actual start, timings,
+ * the error when it failed, and the response body.
+ */
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { endpointKey, fetchEndpoint } from '../components/endpoint-queries';
+import { RunSourceBadge, RunStatusBadge } from '../components/run-badges';
+import { describeLateness, type Run } from '../components/run-format';
+import { RunResponse } from '../components/run-response';
+import { QueryView } from '../components/states';
+import { formatDateTime, formatDuration, formatRelative } from '../lib/time';
+
 export function RunPage() {
-  return <h1>RunPage</h1>;
+  const { runId = '' } = useParams();
+  const run = useQuery({
+    queryKey: ['run', runId],
+    queryFn: () => unwrap(api.GET('/api/runs/{runId}', { params: { path: { runId } } })),
+    // A run never changes once recorded.
+    refetchInterval: false,
+    staleTime: Infinity,
+  });
+  return (
+    <QueryView query={run} what="Loading the run">
+      {(data) => <RunView run={data} />}
+    </QueryView>
+  );
+}
+
+function RunView({ run }: { run: Run }) {
+  const endpoint = useQuery({ queryKey: endpointKey(run.endpointId), queryFn: () => fetchEndpoint(run.endpointId) });
+  const failure = run.errorMessage ?? run.error;
+  return (
+    <>
+      <p className="run-breadcrumb">
+        <Link to={`/endpoints/${run.endpointId}`}>
+          ← {endpoint.data ? `Endpoint: ${endpoint.data.name}` : 'Back to the endpoint'}
+        </Link>
+      </p>
+      <div className="page-header">
+        <h1>Run {formatDateTime(run.startedAt)}</h1>
+        <span>
+          <RunStatusBadge status={run.status} /> <RunSourceBadge source={run.source} />
+        </span>
+      </div>
+      {failure ? (
+        <p className="form-error run-error" role="alert">
+          <strong>Failed{run.errorKind ? ` (${run.errorKind})` : ''}:</strong> {failure}
+        </p>
+      ) : null}
+      <section className="panel endpoint-panel" aria-labelledby="facts-heading">
+        <h2 id="facts-heading">Facts</h2>
+        <dl className="facts">
+          <dt>Status</dt>
+          <dd>{run.status}</dd>
+          <dt>HTTP status</dt>
+          <dd>{run.statusCode ?? 'no response'}</dd>
+          <dt>Source</dt>
+          <dd>
+            <code>{run.source}</code>
+          </dd>
+          <dt>Planned</dt>
+          <dd>
+            <TimeFact iso={run.scheduledAt} />
+          </dd>
+          <dt>Started</dt>
+          <dd>
+            <TimeFact iso={run.startedAt} /> — {describeLateness(run.lateMs)}
+          </dd>
+          <dt>Completed</dt>
+          <dd>
+            <TimeFact iso={run.completedAt} />
+          </dd>
+          <dt>Duration</dt>
+          <dd>{formatDuration(run.durationMs)}</dd>
+          {run.attempt > 1 ? (
+            <>
+              <dt>Attempt</dt>
+              <dd>{run.attempt} (delivered again after an executor stopped)</dd>
+            </>
+          ) : null}
+          <dt>Run id</dt>
+          <dd>
+            <code>{run.id}</code>
+          </dd>
+        </dl>
+      </section>
+      <RunResponse run={run} />
+    </>
+  );
+}
+
+function TimeFact({ iso }: { iso: string }) {
+  return (
+    <>
+      <time dateTime={iso}>{formatDateTime(iso)}</time> <span className="muted">({formatRelative(iso)})</span>
+    </>
+  );
 }

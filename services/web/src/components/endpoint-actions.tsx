@@ -1,0 +1,74 @@
+/**
+ * The endpoint's action bar: Test now, Edit, Clear hints, Reset failures, Archive endpoint.
+ * Pause and resume live in the Schedule panel, beside the schedule they change.
+ */
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { useEndpointMutation, type Endpoint } from './endpoint-queries';
+import { TestRunButton, TestRunOutcome, useTestRun } from './endpoint-test-run';
+
+interface ActionMutation {
+  mutate: (input: undefined, options: { onSuccess: () => void; onError: (error: Error) => void }) => void;
+}
+
+export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
+  const path = { params: { path: { endpointId: endpoint.id } } };
+  const test = useTestRun(endpoint);
+  const clearHints = useEndpointMutation(endpoint, () => unwrap(api.DELETE('/api/endpoints/{endpointId}/hints', path)));
+  const resetFailures = useEndpointMutation(endpoint, () =>
+    unwrap(api.POST('/api/endpoints/{endpointId}/reset-failures', path)),
+  );
+  const archive = useEndpointMutation(endpoint, () =>
+    unwrap(
+      api.POST('/api/jobs/{jobId}/endpoints/{endpointId}/archive', {
+        params: { path: { jobId: endpoint.jobId, endpointId: endpoint.id } },
+      }),
+    ),
+  );
+  const [notice, setNotice] = useState<{ isError: boolean; text: string } | null>(null);
+  const perform = (mutation: ActionMutation, doneText: string) =>
+    mutation.mutate(undefined, {
+      onSuccess: () => setNotice({ isError: false, text: doneText }),
+      onError: (error) => setNotice({ isError: true, text: error.message }),
+    });
+  const confirmArchive = () => {
+    const question = `Archive "${endpoint.name}"? It stops running for good; its runs are kept. This cannot be undone.`;
+    if (window.confirm(question)) perform(archive, 'Endpoint archived.');
+  };
+
+  if (endpoint.status === 'archived') return null;
+  return (
+    <div className="endpoint-actions">
+      <div className="actions" role="group" aria-label="Endpoint actions">
+        <TestRunButton test={test} />
+        <Link className="button" to={`/endpoints/${endpoint.id}/edit`}>
+          Edit
+        </Link>
+        <button
+          type="button"
+          onClick={() => perform(clearHints, 'Hints cleared: the baseline schedule applies.')}
+          disabled={clearHints.isPending}
+        >
+          Clear hints
+        </button>
+        <button
+          type="button"
+          onClick={() => perform(resetFailures, 'Failure count reset to 0: backoff removed.')}
+          disabled={resetFailures.isPending}
+        >
+          Reset failures
+        </button>
+        <button type="button" className="danger" onClick={confirmArchive} disabled={archive.isPending}>
+          Archive endpoint
+        </button>
+      </div>
+      {notice ? (
+        <p className={notice.isError ? 'form-error' : 'muted'} role={notice.isError ? 'alert' : 'status'}>
+          {notice.text}
+        </p>
+      ) : null}
+      <TestRunOutcome endpoint={endpoint} test={test} />
+    </div>
+  );
+}

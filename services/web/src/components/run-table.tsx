@@ -1,0 +1,65 @@
+/** A table of runs: when, status, source (AI sources marked), HTTP code, duration, planned vs actual start. */
+import { Link } from 'react-router';
+import { formatDateTime, formatDuration, formatRelative } from '../lib/time';
+import { RunSourceBadge, RunStatusBadge } from './run-badges';
+import { describeLateness, type Run } from './run-format';
+
+export function RunTable({ runs, caption }: { runs: Run[]; caption: string }) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Status</th>
+            <th scope="col">HTTP</th>
+            <th scope="col">Duration</th>
+            <th scope="col">Source</th>
+            <th scope="col">Planned</th>
+            <th scope="col">Lateness</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((run) => (
+            <RunRow key={run.id} run={run} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RunRow({ run }: { run: Run }) {
+  return (
+    <tr>
+      <td>
+        <Link
+          to={`/runs/${run.id}`}
+          title={formatDateTime(run.startedAt)}
+          aria-label={`Run started ${formatDateTime(run.startedAt)}`}
+        >
+          {formatRelative(run.startedAt)}
+        </Link>
+      </td>
+      <td>
+        <RunStatusBadge status={run.status} />
+      </td>
+      <td>
+        {run.statusCode ?? (
+          <span className="muted" title={run.errorKind ?? undefined}>
+            {run.errorKind ?? '—'}
+          </span>
+        )}
+      </td>
+      <td>{formatDuration(run.durationMs)}</td>
+      <td>
+        <RunSourceBadge source={run.source} />
+      </td>
+      <td>
+        <time dateTime={run.scheduledAt}>{formatDateTime(run.scheduledAt)}</time>
+      </td>
+      <td className={run.lateMs >= 1000 ? 'run-late' : undefined}>{describeLateness(run.lateMs)}</td>
+    </tr>
+  );
+}
