@@ -27,6 +27,15 @@ export interface ExecutionTarget {
   aiSchedulingEnabled: boolean;
 }
 
+const SELECT_TARGETS = `
+  SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
+         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
+         k."encryptedKey" AS "encryptedSigningKey", a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
+    FROM endpoints e
+    JOIN jobs j ON j.id = e."jobId"
+    JOIN accounts a ON a.id = e."accountId"
+    LEFT JOIN signing_keys k ON k."accountId" = e."accountId"`;
+
 /**
  * The endpoint, its job's status and the account's signing key, read fresh for every execution.
  * `waitForSchedule`: read under FOR SHARE, which waits for a recompute holding the row lock to
@@ -39,19 +48,18 @@ export async function loadExecutionTarget(
   options: { waitForSchedule?: boolean } = {},
 ): Promise<ExecutionTarget | null> {
   const { rows } = await db.pool.query<ExecutionTarget>(
-    `SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
-            e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
-            k."encryptedKey" AS "encryptedSigningKey", a.tier, a."quotaOverrides",
-            a."aiSchedulingEnabled"
-       FROM endpoints e
-       JOIN jobs j ON j.id = e."jobId"
-       JOIN accounts a ON a.id = e."accountId"
-       LEFT JOIN signing_keys k ON k."accountId" = e."accountId"
-      WHERE e.id = $1
-      ${options.waitForSchedule ? 'FOR SHARE OF e' : ''}`,
+    `${SELECT_TARGETS} WHERE e.id = $1 ${options.waitForSchedule ? 'FOR SHARE OF e' : ''}`,
     [endpointId],
   );
   return rows[0] ?? null;
+}
+
+/** Many endpoints' targets in one query (the executor's batched admission); absent ids are gone. */
+export async function loadExecutionTargets(db: Database, endpointIds: string[]): Promise<Map<string, ExecutionTarget>> {
+  const { rows } = await db.pool.query<ExecutionTarget>(`${SELECT_TARGETS} WHERE e.id = ANY($1::uuid[])`, [
+    [...new Set(endpointIds)],
+  ]);
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 export interface RunOutcome {

@@ -8,21 +8,15 @@
  * execution reflects the state that caused the skip.
  */
 import { decryptSecret } from '@kairos/core';
-import {
-  loadExecutionTarget,
-  recordSkippedSlot,
-  recordTestRun,
-  type Database,
-  type ExecutionTarget,
-  type RunOutcome,
-} from '@kairos/db';
+import { loadExecutionTarget, recordTestRun, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
 import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
+import type { Admissions, SkipReason } from './admission.js';
 import type { RunQuota } from './run-quota.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { RunningLock } from './running-lock.js';
 
-export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap' | 'quota';
+export type { SkipReason } from './admission.js';
 
 export type DueRunResult =
   { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
@@ -32,39 +26,18 @@ export interface ExecuteDeps {
   http: HttpExecutor;
   lock: RunningLock;
   runQuota: RunQuota;
+  /** Decides in batches whether due jobs may run and takes their locks (admission.ts). */
+  admissions: Admissions;
   /** Records finished executions in batches, frees their locks and announces them (run-recorder.ts). */
   recorder: RunRecorder;
   masterKey: Buffer;
   now: () => Date;
 }
 
-/** Seconds beyond the request timeout that an execution's lock outlives it (record + emit). */
-const LOCK_MARGIN_MS = 30_000;
-
-function skipReason(target: ExecutionTarget | null, payload: DueRunPayload, now: Date): SkipReason | null {
-  if (!target) return 'missing';
-  if (target.archivedAt) return 'archived';
-  if (target.jobStatus !== 'active') return 'job-not-active';
-  if (target.scheduleVersion !== payload.scheduleVersion) return 'stale';
-  if (target.pausedUntil && target.pausedUntil > now) return 'paused';
-  return null;
-}
-
 export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, attempt: number): Promise<DueRunResult> {
-  let target = await loadExecutionTarget(deps.db, payload.endpointId);
-  if (target && target.scheduleVersion < payload.scheduleVersion) {
-    // The job is newer than the row we read: its recompute has not committed yet. Wait for it.
-    target = await loadExecutionTarget(deps.db, payload.endpointId, { waitForSchedule: true });
-  }
-  const reason = skipReason(target, payload, deps.now());
-  if (reason || !target) return { kind: 'skipped', reason: reason ?? 'missing' };
-  if (await deps.runQuota.isExhausted(target, deps.now())) {
-    await recordSkippedSlot(deps.db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
-    return { kind: 'skipped', reason: 'quota' };
-  }
-  if (!(await deps.lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS))) {
-    return { kind: 'skipped', reason: 'overlap' };
-  }
+  const admission = await deps.admissions.admit(payload);
+  if (admission.kind === 'skipped') return admission;
+  const { target } = admission;
   let run: RunOutcome;
   try {
     const scheduledAt = new Date(payload.scheduledAt);

@@ -21,6 +21,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { executeDueRun, executeTestRun, type DueRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
+import { Admissions } from './admission.js';
 import { RunQuota } from './run-quota.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
@@ -64,11 +65,13 @@ export class Executor {
     this.scheduleChanges = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, queueOptions);
     const lock = new RunningLock(producer, options.prefix);
     const runQuota = new RunQuota(options.db, producer, options.prefix);
+    const now = options.now ?? (() => new Date());
     this.deps = {
       db: options.db,
       http: this.http,
       lock,
       runQuota,
+      admissions: new Admissions({ db: options.db, redis: producer, lock, runQuota, now }),
       recorder: new RunRecorder({
         db: options.db,
         redis: producer,
@@ -78,7 +81,7 @@ export class Executor {
         plannerRuns: this.plannerRuns,
       }),
       masterKey: options.masterKey,
-      now: options.now ?? (() => new Date()),
+      now,
     };
   }
 

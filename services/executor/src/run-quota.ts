@@ -24,13 +24,17 @@ export class RunQuota {
     private readonly prefix: string,
   ) {}
 
-  private key(accountId: string, now: Date): string {
+  key(accountId: string, now: Date): string {
     return `${this.prefix}:usage:runs:${accountId}:${now.toISOString().slice(0, 7)}`;
+  }
+
+  limit(subject: QuotaSubject): number {
+    return tierLimits(subject.tier, subject.quotaOverrides).runsPerMonth;
   }
 
   /** Runs of this month so far and the account's limit. */
   async usage(subject: QuotaSubject, now: Date): Promise<{ used: number; limit: number }> {
-    const limit = tierLimits(subject.tier, subject.quotaOverrides).runsPerMonth;
+    const limit = this.limit(subject);
     const key = this.key(subject.accountId, now);
     let used = await this.redis.get(key);
     if (used === null) {

@@ -7,13 +7,15 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-const ACQUIRE = `
-local holder = redis.call('get', KEYS[1])
-if holder == false or holder == ARGV[1] then
-  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+/** Takes the lock at KEYS[lockKey] for run ARGV[runId] (or keeps it: a retry of the same run) for ARGV[leaseMs]. */
+export const acquireLockLua = (lockKey: number, runId: number, leaseMs: number) => `
+local holder = redis.call('get', KEYS[${lockKey}])
+if holder == false or holder == ARGV[${runId}] then
+  redis.call('set', KEYS[${lockKey}], ARGV[${runId}], 'PX', ARGV[${leaseMs}])
   return 1
 end
 return 0`;
+const ACQUIRE = acquireLockLua(1, 1, 2);
 
 export class RunningLock {
   constructor(
@@ -21,7 +23,7 @@ export class RunningLock {
     private readonly prefix: string,
   ) {}
 
-  private key(endpointId: string): string {
+  key(endpointId: string): string {
     return `${this.prefix}:running:${endpointId}`;
   }
 
