@@ -15,8 +15,10 @@ export function Layout({ session }: { session: CurrentSession }) {
   const signOut = useMutation({
     mutationFn: () => unwrap(api.POST('/api/auth/signout')),
     onSettled: () => {
-      queryClient.clear();
-      void queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+      // Signed out (or the session was already gone): show the sign-in page at once and drop
+      // everything cached for this account.
+      queryClient.setQueryData(SESSION_KEY, null);
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
     },
   });
   return (

@@ -1,0 +1,78 @@
+/**
+ * Signing in and out in a real browser: the UI's "Sign in with …" button goes through the local
+ * OpenID Connect provider and back to the page asked for; "Sign out" ends the session.
+ */
+import { screenshot, startBrowserHarness, waitFor, WAIT_MS, type BrowserHarness } from './harness.js';
+
+let h: BrowserHarness;
+
+beforeAll(async () => {
+  h = await startBrowserHarness();
+}, 60_000);
+afterAll(() => h?.close());
+
+/** GET /api/auth/session from inside the page (its cookies), answering the status. */
+const sessionStatus = () =>
+  h.page.evaluate(async () => (await fetch('/api/auth/session', { credentials: 'same-origin' })).status);
+
+describe('sign-in', () => {
+  it('shows the sign-in page when signed out, and signs in through the IdP back to the page asked for', async () => {
+    const { page } = h;
+    await page.goto(h.url('/settings'));
+    await page.getByRole('heading', { name: 'Sign in to Kairos' }).waitFor();
+    await expect(page.getByRole('link', { name: 'Sign in with Test IdP' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(0);
+    expect(await sessionStatus()).toBe(401);
+    await screenshot(page, 'sign-in');
+
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/settings');
+    expect(h.idp.state.logins).toBe(1);
+    expect(await sessionStatus()).toBe(200);
+
+    // The navigation, and the signed-in person's name in the header.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const name of ['Dashboard', 'Jobs', 'Settings']) {
+      await expect(nav.getByRole('link', { name }).isVisible()).resolves.toBe(true);
+    }
+    await expect(page.getByRole('banner').getByText(h.user.name, { exact: true }).isVisible()).resolves.toBe(true);
+
+    // First sign-in created the user and the account.
+    const user = await h.api.db.prisma.user.findUniqueOrThrow({ where: { email: h.user.email } });
+    expect(user.name).toBe(h.user.name);
+
+    // Client-side navigation keeps the session.
+    await nav.getByRole('link', { name: 'Jobs' }).click();
+    await page.waitForURL((url) => url.pathname === '/jobs');
+    await nav.getByRole('link', { name: 'Dashboard' }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  });
+
+  it('signs out: the sign-in page shows, the session is revoked, a reload stays signed out', async () => {
+    const { page } = h;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Kairos' }).waitFor();
+    expect(await sessionStatus()).toBe(401);
+    await waitFor(
+      async () => {
+        const session = await h.api.db.prisma.webSession.findFirst({ where: { user: { email: h.user.email } } });
+        return session?.revokedAt ?? null;
+      },
+      WAIT_MS,
+      'the web session to be revoked',
+    );
+
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Kairos' }).waitFor();
+    await expect(page.getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(0);
+  });
+
+  it('signs in again as the same user (no second account)', async () => {
+    await h.signIn(h.page, '/jobs');
+    expect(new URL(h.page.url()).pathname).toBe('/jobs');
+    expect(await h.api.db.prisma.user.count({ where: { email: h.user.email } })).toBe(1);
+    expect(await h.api.db.prisma.account.count()).toBe(1);
+  });
+});
