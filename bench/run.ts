@@ -230,6 +230,7 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
         headers,
         body: JSON.stringify({ name: `c${i}`, url: targetUrl, method: 'GET', baselineIntervalMs: 3_600_000 }),
       });
+      if (!response.ok) throw new Error(`endpoint not created: ${response.status} ${await response.text()}`);
       endpointIds.push(((await response.json()) as { id: string }).id);
     }
     await sleep(2000);
@@ -245,17 +246,26 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
     });
     const latencies: number[] = [];
     for (const endpointId of endpointIds) {
-      seen.delete(endpointId);
-      const startedAt = performance.now();
-      await fetch(`${base}/api/endpoints/${endpointId}/hints/oneshot`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          nextRunAt: new Date(Date.now() + 600_000).toISOString(),
-          ttlMinutes: 30,
-          reason: 'bench',
-        }),
-      });
+      // The account's rate limit (1,200 requests a minute) can refuse a call: wait and redo it.
+      let startedAt = 0;
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        seen.delete(endpointId);
+        startedAt = performance.now();
+        const response = await fetch(`${base}/api/endpoints/${endpointId}/hints/oneshot`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            nextRunAt: new Date(Date.now() + 600_000).toISOString(),
+            ttlMinutes: 30,
+            reason: 'bench',
+          }),
+        });
+        if (response.status !== 429) {
+          if (!response.ok) throw new Error(`one-shot hint refused: ${response.status} ${await response.text()}`);
+          break;
+        }
+        await sleep(Number(response.headers.get('retry-after') ?? 1) * 1000);
+      }
       for (let i = 0; i < 2000 && !seen.has(endpointId); i += 1) await sleep(1);
       if (seen.has(endpointId)) latencies.push(seen.get(endpointId)! - startedAt);
     }
