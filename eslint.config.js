@@ -5,7 +5,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'packages/db/src/generated/**', 'services/web/src/api/schema.d.ts', 'artifacts/**', 'coverage/**'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'packages/db/src/generated/**',
+      'services/web/src/api/schema.d.ts',
+      'artifacts/**',
+      'coverage/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

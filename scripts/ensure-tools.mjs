@@ -21,7 +21,9 @@ if (missing.length === 0) process.exit(0);
 
 const canInstall = process.getuid?.() === 0 && has('apt-get');
 if (!canInstall) {
-  console.error(`ensure-tools: missing ${missing.join(', ')}; install them with: sudo apt-get install -y ${missing.join(' ')}`);
+  console.error(
+    `ensure-tools: missing ${missing.join(', ')}; install them with: sudo apt-get install -y ${missing.join(' ')}`,
+  );
   process.exit(1);
 }
 console.error(`ensure-tools: installing ${missing.join(', ')} (Debian packages)`);

@@ -71,8 +71,8 @@ export function AnalysisSessionsList({
           page.sessions.length === 0 ? (
             <Empty title="No analysis sessions yet">
               <p>
-                The planner analyses this endpoint after its runs once AI scheduling is enabled in{' '}
-                <Link to="/settings">Settings</Link>.
+                The planner analyses this endpoint after its runs while AI scheduling is on (see{' '}
+                <Link to="/settings">Settings</Link>).
               </p>
             </Empty>
           ) : (

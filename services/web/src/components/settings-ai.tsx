@@ -4,7 +4,7 @@
  * is pending the box shows the requested value so the 3 s refetch cannot flip it back.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { ACCOUNT_KEY, useAccount, type Account } from './settings-account';
 import { formatDateTime } from '../lib/time';
@@ -31,26 +31,36 @@ export function AiSettings() {
 
 function AiSwitches({ account }: { account: Account }) {
   const queryClient = useQueryClient();
+  // What the person just asked for, shown at once (the mutation's variables arrive a tick later,
+  // so a checkbox bound to them flips back for a moment); cleared when the server has answered.
+  const [requested, setRequested] = useState<AiSettingsInput>({});
   const save = useMutation({
     mutationFn: (change: AiSettingsInput) => unwrap(api.PATCH('/api/account/settings', { body: change })),
     onSuccess: (updated) => queryClient.setQueryData(ACCOUNT_KEY, updated),
-    onSettled: () => void queryClient.invalidateQueries({ queryKey: ACCOUNT_KEY }),
+    onSettled: () => {
+      setRequested({});
+      void queryClient.invalidateQueries({ queryKey: ACCOUNT_KEY });
+    },
   });
-  const shown = { ...account.settings, ...(save.isPending ? save.variables : {}) };
+  const change = (input: AiSettingsInput) => {
+    setRequested(input);
+    save.mutate(input);
+  };
+  const shown = { ...account.settings, ...requested };
   return (
     <>
       <Switch
         label="Enable AI Scheduling"
         checked={shown.aiSchedulingEnabled}
         disabled={save.isPending}
-        onChange={(on) => save.mutate({ aiSchedulingEnabled: on })}
+        onChange={(on) => change({ aiSchedulingEnabled: on })}
         hint="The planner analyses your endpoints' runs and sets short-lived hints, which the governor clamps. Off: schedules run on their baselines and hints already set expire on their TTL."
       />
       <Switch
         label="Shadow mode"
         checked={shown.aiShadowMode}
         disabled={save.isPending}
-        onChange={(on) => save.mutate({ aiShadowMode: on })}
+        onChange={(on) => change({ aiShadowMode: on })}
         hint="The planner proposes, nothing is applied: its proposals are recorded in the analysis sessions (marked shadow) so you can review them first."
       />
       {save.error ? (
