@@ -9,6 +9,7 @@ import { Field } from './field';
 import { SecretOnce } from './settings-secret';
 import { When } from './settings-section';
 import { Empty, QueryView } from './states';
+import { RevokeButton } from './settings-revoke';
 
 type ApiKey = Schemas['ApiKey'];
 const API_KEYS = ['api-keys'] as const;
@@ -132,15 +133,6 @@ function ApiKeyTable({ keys, caption }: { keys: ApiKey[]; caption: string }) {
 }
 
 function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/api-keys/{keyId}', { params: { path: { keyId: apiKey.id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: API_KEYS }),
-  });
-  const confirmRevoke = () => {
-    const question = `Revoke the API key “${apiKey.name}”? Programs using it stop working at once. This cannot be undone.`;
-    if (window.confirm(question)) revoke.mutate();
-  };
   return (
     <tr>
       <th scope="row">{apiKey.name}</th>
@@ -159,15 +151,12 @@ function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
             Revoked <When iso={apiKey.revokedAt} />
           </span>
         ) : (
-          <button type="button" className="danger" onClick={confirmRevoke} disabled={revoke.isPending}>
-            {revoke.isPending ? 'Revoking…' : 'Revoke'}
-          </button>
+          <RevokeButton
+            question={`Revoke the API key “${apiKey.name}”? Programs using it stop working at once. This cannot be undone.`}
+            revoke={() => unwrap(api.DELETE('/api/api-keys/{keyId}', { params: { path: { keyId: apiKey.id } } }))}
+            invalidates={API_KEYS}
+          />
         )}
-        {revoke.error ? (
-          <span className="form-error settings-row-error" role="alert">
-            {revoke.error.message}
-          </span>
-        ) : null}
       </td>
     </tr>
   );

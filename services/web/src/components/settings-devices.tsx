@@ -2,11 +2,12 @@
  * Settings > Connected devices: the live access tokens issued by the device flow (kairos CLI,
  * MCP server), each revocable. Revoked and expired tokens are not listed by the api.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../api/client';
 import { When } from './settings-section';
 import { Empty, QueryView } from './states';
+import { RevokeButton } from './settings-revoke';
 
 type Device = Schemas['ConnectedDevice'];
 const DEVICES = ['devices'] as const;
@@ -60,15 +61,6 @@ function DeviceTable({ devices }: { devices: Device[] }) {
 }
 
 function DeviceRow({ device }: { device: Device }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/devices/{tokenId}', { params: { path: { tokenId: device.id } } })),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: DEVICES }),
-  });
-  const confirmRevoke = () => {
-    const question = `Revoke “${device.name}”? Its access token stops working at once; the device must sign in again.`;
-    if (window.confirm(question)) revoke.mutate();
-  };
   return (
     <tr>
       <th scope="row">{device.name}</th>
@@ -85,14 +77,11 @@ function DeviceRow({ device }: { device: Device }) {
         <When iso={device.expiresAt} />
       </td>
       <td className="settings-table-actions">
-        <button type="button" className="danger" onClick={confirmRevoke} disabled={revoke.isPending}>
-          {revoke.isPending ? 'Revoking…' : 'Revoke'}
-        </button>
-        {revoke.error ? (
-          <span className="form-error settings-row-error" role="alert">
-            {revoke.error.message}
-          </span>
-        ) : null}
+        <RevokeButton
+          question={`Revoke “${device.name}”? Its access token stops working at once; the device must sign in again.`}
+          revoke={() => unwrap(api.DELETE('/api/devices/{tokenId}', { params: { path: { tokenId: device.id } } }))}
+          invalidates={DEVICES}
+        />
       </td>
     </tr>
   );
