@@ -29,10 +29,14 @@ if (!canInstall) {
 console.error(`ensure-tools: installing ${missing.join(', ')} (Debian packages)`);
 const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 const run = (args) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env }).status === 0;
-if (!run(['install', '-y', '-qq', ...missing])) {
-  run(['update', '-qq']);
-  if (!run(['install', '-y', '-qq', ...missing])) {
-    console.error(`ensure-tools: could not install ${missing.join(', ')}`);
-    process.exit(1);
-  }
+// One package at a time, so one that cannot be installed does not keep the others out.
+let updated = false;
+const failed = missing.filter((name) => {
+  if (run(['install', '-y', '-qq', name])) return false;
+  if (!updated) updated = run(['update', '-qq']);
+  return !run(['install', '-y', '-qq', name]);
+});
+if (failed.length > 0) {
+  console.error(`ensure-tools: could not install ${failed.join(', ')}`);
+  process.exit(1);
 }
