@@ -37,6 +37,13 @@ const report = (line: string) => {
   lines.push(line);
 };
 
+/** BENCH_EXECUTORS=<n>: executor processes in the lag scenarios (default 1: on two cores shared with PostgreSQL, Redis
+ * and the scheduler, a second executor only adds contention — bench/results.md). */
+const executorNames = () =>
+  Array.from({ length: Number(process.env.BENCH_EXECUTORS ?? 1) }, (_, i) =>
+    i === 0 ? 'executor' : `executor#${i + 1}`,
+  );
+
 interface Env {
   url: string;
   prefix: string;
@@ -126,7 +133,7 @@ async function lagScenario(
   redis: Redis,
 ): Promise<{ lag: ReturnType<typeof summarize>; perSecond: number }> {
   const env = await setup(`lag_${rate}`);
-  const services = startServices(['scheduler', 'executor', 'executor#2'], env.env);
+  const services = startServices(['scheduler', ...executorNames()], env.env);
   try {
     await sleep(1500);
     const ids = await insertEndpoints(env.db, rate, targetUrl);
@@ -346,7 +353,7 @@ async function main(): Promise<void> {
     `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), Node ${process.version}; Redis hz 100 (was ${hz}).`,
   );
   report(
-    `Services as child processes: 1 scheduler (concurrency 100), 2 executors (concurrency 200 each); target: node:http keep-alive on 127.0.0.1.${QUICK ? ' QUICK mode.' : ''}`,
+    `Services as child processes: 1 scheduler (concurrency 100), ${executorNames().length} executors (concurrency 200 each); target: node:http keep-alive on 127.0.0.1.${QUICK ? ' QUICK mode.' : ''}`,
   );
   report('');
   try {
