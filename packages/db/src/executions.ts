@@ -82,14 +82,6 @@ export interface RunOutcome {
   attempt: number;
 }
 
-const INSERT_RUN = `
-  INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
-                    "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                    "responseSizeBytes", "errorKind", "errorMessage", attempt)
-  VALUES ($1, $2, $3, $4, $5::"RunStatus", $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16, $17)
-  ON CONFLICT (id) DO NOTHING
-  RETURNING id`;
-
 /** The recorded runs' columns, read from a JSON array (one parameter however many runs). */
 const RUNS_FROM_JSON = `
   SELECT * FROM json_to_recordset($1::json) AS r(
@@ -97,6 +89,18 @@ const RUNS_FROM_JSON = `
     "startedAt" timestamptz, "completedAt" timestamptz, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseSizeBytes" int, "errorKind" text,
     "errorMessage" text, attempt int)`;
+
+/** Inserts the rows of `input` (RUNS_FROM_JSON); a run id already recorded is left alone. */
+const INSERT_RUNS_FROM_INPUT = `
+  INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
+                    "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
+                    "responseSizeBytes", "errorKind", "errorMessage", attempt)
+  SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
+         "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
+         "responseSizeBytes", "errorKind", "errorMessage", attempt
+    FROM input
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id`;
 
 /**
  * Records scheduled executions and advances their endpoints' state, many in one statement (the
@@ -109,17 +113,7 @@ export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Pro
   if (runs.length === 0) return new Set();
   const { rows } = await db.pool.query<{ id: string }>(
     `WITH input AS (${RUNS_FROM_JSON}),
-     inserted AS (
-       INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
-                         "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                         "responseSizeBytes", "errorKind", "errorMessage", attempt)
-       SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
-              "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-              "responseSizeBytes", "errorKind", "errorMessage", attempt
-         FROM input
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     )
+     inserted AS (${INSERT_RUNS_FROM_INPUT})
      UPDATE endpoints e
         SET "failureCount" = CASE WHEN r.status = 'success' THEN 0 ELSE e."failureCount" + 1 END,
             "lastStatus" = r.status,
@@ -133,7 +127,7 @@ export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Pro
        FROM inserted i JOIN input r ON r.id = i.id
       WHERE e.id = r."endpointId"
      RETURNING r.id`,
-    [JSON.stringify(runs.map(runRecord))],
+    [runsJson(runs)],
   );
   return new Set(rows.map((row) => row.id));
 }
@@ -162,32 +156,10 @@ export async function recordSkippedSlot(
 
 /** Records a test execution: a run with source "test" and no change to the endpoint's state. */
 export async function recordTestRun(db: Database, run: RunOutcome): Promise<void> {
-  await db.pool.query(INSERT_RUN, runParameters(run));
+  await db.pool.query(`WITH input AS (${RUNS_FROM_JSON}) ${INSERT_RUNS_FROM_INPUT}`, [runsJson([run])]);
 }
 
-/** A run as one JSON object for RUNS_FROM_JSON (the body stays a JSON value; jsonb keeps it as is). */
-function runRecord(run: RunOutcome): Record<string, unknown> {
-  return { ...run, responseBody: run.responseBody ?? null };
-}
-
-function runParameters(run: RunOutcome): unknown[] {
-  return [
-    run.id,
-    run.accountId,
-    run.endpointId,
-    run.source,
-    run.status,
-    run.scheduledAt,
-    run.startedAt,
-    run.completedAt,
-    run.durationMs,
-    run.statusCode,
-    run.responseBody === null || run.responseBody === undefined ? null : JSON.stringify(run.responseBody),
-    run.responseFormat,
-    run.responseTruncated,
-    run.responseSizeBytes,
-    run.errorKind,
-    run.errorMessage,
-    run.attempt,
-  ];
+/** Runs as the JSON array RUNS_FROM_JSON reads (a body stays a JSON value; jsonb keeps it as is). */
+function runsJson(runs: RunOutcome[]): string {
+  return JSON.stringify(runs.map((run) => ({ ...run, responseBody: run.responseBody ?? null })));
 }
