@@ -1,5 +1,5 @@
 /** The request: timeout, response size limit, headers and body (with its template tokens). */
-import { Field } from './field';
+import { Field, RadioOptions } from './field';
 import { DurationInput } from './endpoint-form-duration';
 import { HeadersEditor } from './endpoint-form-headers';
 import type { SectionProps } from './endpoint-form-schedule';
@@ -8,29 +8,10 @@ import { METHODS_WITH_BODY, type BodyFormat } from './endpoint-form-state';
 /** Replaced at each run (services/executor/src/http/template.ts). */
 const TEMPLATE_TOKENS = '{{lastRunAt}}, {{scheduledAt}}, {{runId}}, {{endpointId}}, {{now}}';
 
-function BodyFormatRadios({ value, onChange }: { value: BodyFormat; onChange: (next: BodyFormat) => void }) {
-  const options: { value: BodyFormat; label: string }[] = [
-    { value: 'json', label: 'JSON' },
-    { value: 'text', label: 'Text' },
-  ];
-  return (
-    <fieldset className="endpoint-form-radios endpoint-form-inline">
-      <legend>Body format</legend>
-      {options.map((option) => (
-        <label key={option.value}>
-          <input
-            type="radio"
-            name="body-format"
-            value={option.value}
-            checked={value === option.value}
-            onChange={() => onChange(option.value)}
-          />{' '}
-          {option.label}
-        </label>
-      ))}
-    </fieldset>
-  );
-}
+const BODY_FORMATS: { value: BodyFormat; label: string }[] = [
+  { value: 'json', label: 'JSON' },
+  { value: 'text', label: 'Text' },
+];
 
 function BodyField({ state, set, errors }: SectionProps) {
   const allowsBody = METHODS_WITH_BODY.includes(state.method);
@@ -43,7 +24,15 @@ function BodyField({ state, set, errors }: SectionProps) {
       : `Sent exactly as written (add a Content-Type header if the receiver needs one). Tokens replaced at each run: ${TEMPLATE_TOKENS} (ISO 8601 UTC times; lastRunAt is empty before the first run).`;
   return (
     <>
-      <BodyFormatRadios value={state.bodyFormat} onChange={(bodyFormat) => set({ bodyFormat })} />
+      <fieldset className="endpoint-form-radios endpoint-form-inline">
+        <legend>Body format</legend>
+        <RadioOptions
+          name="body-format"
+          options={BODY_FORMATS}
+          value={state.bodyFormat}
+          onChange={(bodyFormat) => set({ bodyFormat })}
+        />
+      </fieldset>
       <Field label="Body (optional)" error={errors.fields.body} hint={hint}>
         <textarea
           value={state.bodyText}

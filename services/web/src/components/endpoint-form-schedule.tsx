@@ -1,5 +1,5 @@
 /** The baseline schedule: a fixed interval or a cron expression in a time zone, plus floor and ceiling. */
-import { Field } from './field';
+import { Field, RadioOptions } from './field';
 import { DurationInput } from './endpoint-form-duration';
 import type { EndpointFormState, FormErrors, ScheduleType } from './endpoint-form-state';
 
@@ -17,28 +17,10 @@ function supportedTimezones(): string[] {
 
 const TIMEZONES = supportedTimezones();
 
-function ScheduleTypeRadios({ value, onChange }: { value: ScheduleType; onChange: (next: ScheduleType) => void }) {
-  const options: { value: ScheduleType; label: string }[] = [
-    { value: 'interval', label: 'Fixed period' },
-    { value: 'cron', label: 'Cron schedule' },
-  ];
-  return (
-    <div className="endpoint-form-radios">
-      {options.map((option) => (
-        <label key={option.value}>
-          <input
-            type="radio"
-            name="schedule-type"
-            value={option.value}
-            checked={value === option.value}
-            onChange={() => onChange(option.value)}
-          />{' '}
-          {option.label}
-        </label>
-      ))}
-    </div>
-  );
-}
+const SCHEDULE_TYPES: { value: ScheduleType; label: string }[] = [
+  { value: 'interval', label: 'Fixed period' },
+  { value: 'cron', label: 'Cron schedule' },
+];
 
 function CronFields({ state, set, errors }: SectionProps) {
   return (
@@ -88,7 +70,14 @@ export function ScheduleFields({ state, set, errors }: SectionProps) {
         read in a time zone. The planner may set short-lived hints; the governor keeps runs within the safety floor and
         the ceiling.
       </p>
-      <ScheduleTypeRadios value={state.scheduleType} onChange={(scheduleType) => set({ scheduleType })} />
+      <div className="endpoint-form-radios">
+        <RadioOptions
+          name="schedule-type"
+          options={SCHEDULE_TYPES}
+          value={state.scheduleType}
+          onChange={(scheduleType) => set({ scheduleType })}
+        />
+      </div>
       {state.scheduleType === 'interval' ? (
         <Field label="Interval" error={errors.fields.interval} hint="Time between runs, at least 1 second.">
           <DurationInput value={state.interval} onChange={(interval) => set({ interval })} unitLabel="Period unit" />

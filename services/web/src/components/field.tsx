@@ -35,3 +35,33 @@ export function Field({
     </div>
   );
 }
+
+/** One labelled radio button per option (the caller puts them in a fieldset or group that names them). */
+export function RadioOptions<T extends string>({
+  name,
+  options,
+  value,
+  onChange,
+}: {
+  name: string;
+  options: { value: T; label: string }[];
+  value: T;
+  onChange: (next: T) => void;
+}) {
+  return (
+    <>
+      {options.map((option) => (
+        <label key={option.value}>
+          <input
+            type="radio"
+            name={name}
+            value={option.value}
+            checked={value === option.value}
+            onChange={() => onChange(option.value)}
+          />{' '}
+          {option.label}
+        </label>
+      ))}
+    </>
+  );
+}
