@@ -5,6 +5,8 @@
  *   docker-compose  validates docker-compose.yml offline (pnpm run validate:deploy)
  *   kubectl         renders the Kustomize overlays (`kubectl kustomize`), unless kustomize exists
  *   chromium        the browser tests (test/browser, playwright-core with /usr/bin/chromium)
+ *   prometheus      its promtool checks and unit-tests the alert rules (test/observability.test.ts)
+ *   golang-go       runs the Go receiver snippet of docs/verifying-signatures.md (test/signature-vectors.test.ts)
  * Without root or apt-get it cannot install: it names what is missing and fails (never skips).
  */
 import { spawnSync } from 'node:child_process';
@@ -15,6 +17,8 @@ const missing = [
   !has('docker-compose') && 'docker-compose',
   !has('kustomize') && !has('kubectl') && 'kubectl',
   !has('chromium') && 'chromium',
+  !has('promtool') && 'prometheus',
+  !has('go') && 'golang-go',
 ].filter(Boolean);
 
 if (missing.length === 0) process.exit(0);

@@ -17,8 +17,10 @@ export interface CreatedAccount {
   account: Account;
   user: User;
   apiKey: { record: ApiKey; raw: string } | null;
-  /** Created with the account (SPEC "Signing keys"); its raw value is shown only by a later rotate. */
+  /** Created with the account (SPEC "Signing keys"); the API never shows a stored key again (rotate issues a new one). */
   signingKey: SigningKeyInfo;
+  /** The raw signing key, for the caller to show once (the operator CLI prints it); never stored in clear. */
+  rawSigningKey: string;
 }
 
 export interface CreateAccountOptions {
@@ -38,7 +40,7 @@ export async function createAccount(
   const accountId = newId();
   const userId = newId();
   const secret = input.apiKeyName ? generateSecret('kairos') : null;
-  const { keyPrefix, encryptedKey } = newSigningKey(options.masterKey);
+  const { rawKey: rawSigningKey, keyPrefix, encryptedKey } = newSigningKey(options.masterKey);
   try {
     return await db.prisma.$transaction(async (tx) => {
       const account = await tx.account.create({
@@ -72,7 +74,7 @@ export async function createAccount(
         data: { id: newId(), accountId, keyPrefix, encryptedKey },
         select: { id: true, accountId: true, keyPrefix: true, createdAt: true, rotatedAt: true },
       });
-      return { account, user, apiKey, signingKey };
+      return { account, user, apiKey, signingKey, rawSigningKey };
     });
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {

@@ -98,7 +98,7 @@ export function createBrowserAuthRouter(deps: ApiDeps, providers: IdentityProvid
       if (!user) {
         throw new AppError(
           'UNAUTHORIZED',
-          'This sign-in link is invalid, expired or already used. Restart the server for a new one.',
+          'This sign-in link is invalid, expired or already used. Get a new one with: pnpm --silent kairos login-link',
         );
       }
       await completeSignIn(deps, req, res, user, 'local-link');

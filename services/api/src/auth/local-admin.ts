@@ -2,7 +2,8 @@
  * First start without an identity provider (a fresh `pnpm start`): the api makes sure a local
  * admin exists (operator role, enterprise tier; created once, found again on every later start)
  * and prints a one-time sign-in link to stderr. The link is valid for 15 minutes and works once;
- * every start prints a new one. Only the SHA-256 of the link's token is stored.
+ * every start prints a new one, and `kairos login-link` issues one without a restart. Only the
+ * SHA-256 of the link's token is stored.
  */
 import { AppError, generateSecret } from '@kairos/core';
 import { createAccount, createLoginToken, findUserByEmail, type Database, type UserWithAccount } from '@kairos/db';
@@ -42,6 +43,24 @@ export async function createSignInLink(
   const url = new URL(LOCAL_SIGN_IN_PATH, input.baseUrl);
   url.searchParams.set('token', secret.raw);
   return { url: url.toString(), expiresAt };
+}
+
+/**
+ * A fresh link for `email` (`kairos login-link`): the local admin is created first when it is the
+ * one asked for and missing (the CLI may run before the api's first start); any other user must exist.
+ */
+export async function issueSignInLink(
+  db: Database,
+  input: { email: string; adminEmail: string; masterKey: () => Buffer; baseUrl: string; now: Date },
+): Promise<{ url: string; expiresAt: Date; user: UserWithAccount }> {
+  const email = input.email.toLowerCase();
+  const user =
+    email === input.adminEmail.toLowerCase()
+      ? await ensureLocalAdmin(db, email, input.masterKey())
+      : await findUserByEmail(db, email);
+  if (!user) throw new AppError('NOT_FOUND', `no user with email ${input.email}`);
+  const link = await createSignInLink(db, { userId: user.id, baseUrl: input.baseUrl, now: input.now });
+  return { ...link, user };
 }
 
 /** Ensures the admin, creates a link and prints it (stderr: the link is a credential, not a log line). */

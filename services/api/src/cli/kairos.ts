@@ -3,6 +3,7 @@
  * stdout; diagnostics go to stderr; exit 0 on success, 1 on a refused operation, 64 on usage errors.
  *
  *   kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] --json
+ *   kairos login-link [--email <email>] [--json]
  *   kairos keys create --account <accountId> --name <name> --json
  *   kairos keys revoke <keyId> [--json]
  *   kairos users set-role --email <email> --role operator|member [--json]
@@ -33,6 +34,7 @@ import {
   type Tier,
 } from '@kairos/db';
 import { resolveMasterKey } from '@kairos/runtime';
+import { issueSignInLink } from '../auth/local-admin.js';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
 const ROLES = ['operator', 'member'] as const;
@@ -40,6 +42,7 @@ const ROLES = ['operator', 'member'] as const;
 const QUOTA_OPTIONS = Object.keys(quotaOverridesInput.shape) as (keyof typeof quotaOverridesInput.shape)[];
 const USAGE = `usage:
   kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] [--json]
+  kairos login-link [--email <email>] [--json]
   kairos keys create --account <accountId> --name <name> [--json]
   kairos keys revoke <keyId> [--json]
   kairos users set-role --email <email> --role operator|member [--json]
@@ -125,9 +128,10 @@ async function run(argv: string[]): Promise<void> {
           apiKey: created.apiKey!.raw,
           apiKeyId: created.apiKey!.record.id,
           apiKeyPrefix: created.apiKey!.record.prefix,
+          signingKey: created.rawSigningKey,
           signingKeyPrefix: created.signingKey.keyPrefix,
         },
-        `account ${created.account.id} (${created.account.tier}) for ${created.user.email}\napi key (shown once): ${created.apiKey!.raw}`,
+        `account ${created.account.id} (${created.account.tier}) for ${created.user.email}\napi key (shown once): ${created.apiKey!.raw}\nsigning key (shown once): ${created.rawSigningKey}`,
       );
     });
     return;
@@ -215,6 +219,32 @@ async function run(argv: string[]): Promise<void> {
           limits: tierLimits(account.tier, account.quotaOverrides),
         },
         `account ${account.id}: tier ${account.tier}${account.disabledAt ? ', disabled' : ''}, overrides ${JSON.stringify(account.quotaOverrides ?? {})}`,
+      );
+    });
+    return;
+  }
+
+  if (group === 'login-link' && !command) {
+    // Same defaults as the api (config.ts, server.ts): the link must point at the running api.
+    const adminEmail = process.env.KAIROS_ADMIN_EMAIL ?? 'admin@localhost';
+    const baseUrl = process.env.KAIROS_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+    await withDatabase(async (db) => {
+      const link = await issueSignInLink(db, {
+        email: values.email?.trim() || adminEmail,
+        adminEmail,
+        masterKey: () =>
+          resolveMasterKey({
+            value: process.env.KAIROS_MASTER_KEY,
+            nodeEnv: process.env.NODE_ENV,
+            warn: (message) => console.error(`kairos: ${message}`),
+          }),
+        baseUrl,
+        now: new Date(),
+      });
+      print(
+        values.json,
+        { url: link.url, expiresAt: link.expiresAt, email: link.user.email, userId: link.user.id },
+        `one-time sign-in link for ${link.user.email}, valid for 15 minutes:\n${link.url}`,
       );
     });
     return;
