@@ -36,7 +36,7 @@ import { resolveMasterKey } from '@kairos/runtime';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
 const ROLES = ['operator', 'member'] as const;
-/** Keys of accounts.quotaOverrides (core/tiers.ts, plus runRetentionDays of core/retention.ts). */
+/** Keys of accounts.quotaOverrides (core/tiers.ts, runRetentionDays included). */
 const QUOTA_OPTIONS = Object.keys(quotaOverridesInput.shape) as (keyof typeof quotaOverridesInput.shape)[];
 const USAGE = `usage:
   kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] [--json]
