@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
-import { signInWithLink } from './identity-helpers.js';
+import { signInWithLink } from '../../../test/identity.js';
 
 let harness: ApiHarness;
 let alice: TestAccount;
