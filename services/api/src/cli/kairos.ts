@@ -33,6 +33,7 @@ import {
   type Tier,
 } from '@kairos/db';
 import { resolveMasterKey } from '@kairos/runtime';
+import { loadCliConfig } from '../config.js';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
 const ROLES = ['operator', 'member'] as const;
@@ -52,7 +53,8 @@ const USAGE = `usage:
 class UsageError extends Error {}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/kairos';
+const config = loadCliConfig();
+const databaseUrl = config.DATABASE_URL;
 
 /** A fresh machine has no schema yet: apply migrations (quietly) before the first command. */
 async function ensureMigrated(db: Database): Promise<void> {
@@ -61,8 +63,8 @@ async function ensureMigrated(db: Database): Promise<void> {
     .then((result) => result.rows[0]?.present !== null)
     .catch(() => false);
   if (ok) return;
+  // The child inherits the environment: scripts/prisma.mjs falls back to the same DATABASE_URL default.
   const result = spawnSync('node', [join(root, 'scripts/prisma.mjs'), 'deploy'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (result.status !== 0) throw new Error('could not apply database migrations');
@@ -98,8 +100,8 @@ async function run(argv: string[]): Promise<void> {
     if (!TIERS.includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`);
     // Same resolution as the api service (KAIROS_MASTER_KEY, else the development key file).
     const masterKey = resolveMasterKey({
-      value: process.env.KAIROS_MASTER_KEY,
-      nodeEnv: process.env.NODE_ENV,
+      value: config.KAIROS_MASTER_KEY,
+      nodeEnv: config.NODE_ENV,
       warn: (message) => console.error(`kairos: ${message}`),
     });
     await withDatabase(async (db) => {
