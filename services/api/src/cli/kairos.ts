@@ -25,7 +25,7 @@ import {
   createDatabase,
   getAccount,
   recordAudit,
-  revokeApiKey,
+  revokeApiKeyAsOperator,
   setUserRole,
   updateAccount,
   type AccountChange,
@@ -164,7 +164,7 @@ async function run(argv: string[]): Promise<void> {
     const keyId = rest[0];
     if (!keyId) throw new UsageError('kairos keys revoke <keyId>');
     await withDatabase(async (db) => {
-      const key = isId(keyId) ? await revokeApiKey(db, null, keyId) : null;
+      const key = isId(keyId) ? await revokeApiKeyAsOperator(db, keyId) : null;
       if (!key) throw new AppError('NOT_FOUND', `API key ${keyId} not found`);
       print(values.json, { keyId: key.id, revokedAt: key.revokedAt }, `api key ${key.id} revoked`);
     });
