@@ -1,15 +1,21 @@
 /**
  * The scheduling engine in-process for a test file: a real Scheduler and Executor on the api
  * harness's database and Redis prefix (the same code `pnpm start` runs, minus process wiring).
- * Egress to loopback is allowed (test targets are 127.0.0.1 servers).
+ * Egress to loopback is allowed (test targets are 127.0.0.1 servers). This harness (like test/api.ts)
+ * may import services: it composes them as scripts/start.mjs does; tests under services/<name>/
+ * reach another service only through it.
  */
 import { createRedisConnection } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
 import { Executor } from '../services/executor/src/executor.js';
+import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
 import type { ApiHarness } from './api.js';
 import { REDIS_URL } from './env.mjs';
+
+export type { Executor } from '../services/executor/src/executor.js';
+export type { PendingExecution } from '../services/scheduler/src/due-queue.js';
 
 export interface EngineOptions {
   redisUrl?: string;
@@ -28,9 +34,7 @@ export interface Engine {
 }
 
 export async function startEngine(harness: ApiHarness, options: EngineOptions = {}): Promise<Engine> {
-  // KAIROS_TEST_LOGS=debug shows the engine's logs while debugging a test.
-  const logger = createLogger('engine-test', process.env.KAIROS_TEST_LOGS ?? 'error');
-  logger.silent = !process.env.KAIROS_TEST_LOGS;
+  const logger = engineLogger();
   const connect = () => createRedisConnection(options.redisUrl ?? REDIS_URL);
   const scheduler = new Scheduler({
     db: harness.db,
@@ -41,19 +45,14 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
     reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
     dirtyGraceMs: options.dirtyGraceMs ?? 5_000,
   });
+  await scheduler.start();
   const executor = options.withoutExecutor
     ? null
-    : new Executor({
-        db: harness.db,
-        connect,
-        prefix: harness.queuePrefix,
-        logger,
+    : await startExecutor(harness, {
+        redisUrl: options.redisUrl,
         concurrency: options.executorConcurrency ?? 20,
         egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
-        masterKey: harness.masterKey,
       });
-  await scheduler.start();
-  await executor?.start();
   return {
     scheduler,
     executor,
@@ -63,6 +62,34 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
       await scheduler.close();
     },
   };
+}
+
+export interface StartExecutorOptions {
+  redisUrl?: string;
+  concurrency: number;
+  egress: EgressPolicy;
+}
+
+/** An executor alone on the harness's database and Redis prefix (started; `close()` it). */
+export async function startExecutor(harness: ApiHarness, options: StartExecutorOptions): Promise<Executor> {
+  const executor = new Executor({
+    db: harness.db,
+    connect: () => createRedisConnection(options.redisUrl ?? REDIS_URL),
+    prefix: harness.queuePrefix,
+    logger: engineLogger(),
+    concurrency: options.concurrency,
+    egress: options.egress,
+    masterKey: harness.masterKey,
+  });
+  await executor.start();
+  return executor;
+}
+
+/** KAIROS_TEST_LOGS=debug shows the engine's logs while debugging a test. */
+function engineLogger() {
+  const logger = createLogger('engine-test', process.env.KAIROS_TEST_LOGS ?? 'error');
+  logger.silent = !process.env.KAIROS_TEST_LOGS;
+  return logger;
 }
 
 /** Polls until `probe` returns a truthy value or the deadline passes (bounded waits only). */

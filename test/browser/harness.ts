@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { newId } from '@kairos/core';
 import { recordAnalysisSession } from '@kairos/db';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startTestServer, type TestServer } from '../../services/executor/src/http/test-server.js';
-import { listen, startTestIdp, type IdpUser } from '../../services/api/test/identity-helpers.js';
+import { startTestServer, type TestServer } from '../test-server.js';
+import { listen, startTestIdp, type IdpUser } from '../identity.js';
 import { createApiHarness, type ApiHarness } from '../api.js';
 import { startEngine, type Engine } from '../engine.js';
 

@@ -20,11 +20,20 @@ export async function listApiKeys(db: Database, accountId: string): Promise<ApiK
 }
 
 /**
- * Revokes a key. With accountId the key must belong to that account (tenant-scoped); the operator
- * CLI passes null. Returns the key, or null when there is no such key.
+ * Revokes one of the account's keys (tenant-scoped: another account's key answers null, as a
+ * missing one does). Idempotent: a key already revoked is returned unchanged.
  */
-export async function revokeApiKey(db: Database, accountId: string | null, keyId: string): Promise<ApiKey | null> {
-  const key = await db.prisma.apiKey.findFirst({ where: { id: keyId, ...(accountId ? { accountId } : {}) } });
+export async function revokeApiKey(db: Database, accountId: string, keyId: string): Promise<ApiKey | null> {
+  return revokeKeyWhere(db, { id: keyId, accountId });
+}
+
+/** Operator only (the CLI): revokes any account's key by id; null when there is no such key. */
+export async function revokeApiKeyAsOperator(db: Database, keyId: string): Promise<ApiKey | null> {
+  return revokeKeyWhere(db, { id: keyId });
+}
+
+async function revokeKeyWhere(db: Database, where: { id: string; accountId?: string }): Promise<ApiKey | null> {
+  const key = await db.prisma.apiKey.findFirst({ where });
   if (!key) return null;
   if (key.revokedAt) return key;
   return db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });

@@ -58,3 +58,18 @@ const schema = z.object({
 export type ApiConfig = z.infer<typeof schema>;
 
 export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig => loadConfig(schema, env);
+
+/** The operator CLI (cli/kairos.ts) reads only these, unvalidated: an api-only setting never stops it. */
+const cliSchema = z.object({
+  DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/kairos'),
+  KAIROS_MASTER_KEY: z.string().optional(),
+  NODE_ENV: z.string().optional(),
+  // login-link: the link must point at the running api (same defaults as the api's schema).
+  KAIROS_ADMIN_EMAIL: z.string().default('admin@localhost'),
+  KAIROS_PUBLIC_URL: z.string().optional(),
+  PORT: z.string().default('3000'),
+});
+
+export type CliConfig = z.infer<typeof cliSchema>;
+
+export const loadCliConfig = (env: NodeJS.ProcessEnv = process.env): CliConfig => loadConfig(cliSchema, env);

@@ -1,5 +1,6 @@
+import { createApiKey, revokeApiKey, revokeApiKeyAsOperator } from '@kairos/db';
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
-import { signInWithLink } from './identity-helpers.js';
+import { signInWithLink } from '../../../test/identity.js';
 
 let harness: ApiHarness;
 let alice: TestAccount;
@@ -62,6 +63,16 @@ describe('API keys', () => {
     const attempt = await bobApi.delete(`/api/api-keys/${alice.apiKeyId}`);
     expect(attempt.status).toBe(404);
     expect((await api.get('/api/jobs')).status).toBe(200);
+  });
+
+  it('revokes in the database tenant-scoped by default, across accounts only as the operator', async () => {
+    const bob = await harness.createAccount();
+    const { record } = await createApiKey(harness.db, alice.accountId, 'db-level');
+    expect(await revokeApiKey(harness.db, bob.accountId, record.id)).toBeNull();
+    expect((await revokeApiKey(harness.db, alice.accountId, record.id))?.revokedAt).toBeInstanceOf(Date);
+    const other = await createApiKey(harness.db, bob.accountId, 'operator-revoked');
+    expect((await revokeApiKeyAsOperator(harness.db, other.record.id))?.revokedAt).toBeInstanceOf(Date);
+    expect(await revokeApiKeyAsOperator(harness.db, '00000000-0000-7000-8000-000000000000')).toBeNull();
   });
 
   it('works for the signed-in user through the session cookie (with the CSRF token)', async () => {

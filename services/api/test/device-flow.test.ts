@@ -1,5 +1,5 @@
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
-import { signInWithLink } from './identity-helpers.js';
+import { signInWithLink } from '../../../test/identity.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 let clockMs = Date.parse('2026-11-21T12:00:00Z');

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { QUEUES } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { createApiHarness, type ApiHarness, type TestAccount } from '../../../test/api.js';
-import { signInWithLink, type SignedInSession } from './identity-helpers.js';
+import { signInWithLink, type SignedInSession } from '../../../test/identity.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const exec = promisify(execFile);

@@ -6,7 +6,7 @@ import { QUEUES, createRedisConnection, type TestRunPayload, type TestRunResult 
 import { Queue, Worker } from 'bullmq';
 import { createApiHarness, endpointInput, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { REDIS_URL } from '../../../test/env.mjs';
-import { Executor } from '../../executor/src/index.js';
+import { startExecutor, type Executor } from '../../../test/engine.js';
 
 let harness: ApiHarness;
 let api: ApiClient;
@@ -418,19 +418,7 @@ describe('POST /api/endpoints/:id/test with the real executor', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const { createLogger } = await import('@kairos/runtime');
-    const logger = createLogger('executor-test', 'error');
-    logger.silent = true;
-    executor = new Executor({
-      db: harness.db,
-      connect: () => createRedisConnection(REDIS_URL),
-      prefix: harness.queuePrefix,
-      logger,
-      concurrency: 2,
-      egress: { allowPrivateTargets: true, allowCidrs: [] },
-      masterKey: harness.masterKey,
-    });
-    await executor.start();
+    executor = await startExecutor(harness, { concurrency: 2, egress: { allowPrivateTargets: true, allowCidrs: [] } });
   });
   afterAll(async () => {
     await executor.close();

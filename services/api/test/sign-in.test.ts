@@ -1,6 +1,6 @@
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
 import { announceLocalSignIn } from '../src/auth/local-admin.js';
-import { Browser, listen, startFakeGitHub, startTestIdp } from './identity-helpers.js';
+import { Browser, listen, startFakeGitHub, startTestIdp } from '../../../test/identity.js';
 
 type Idp = Awaited<ReturnType<typeof startTestIdp>>;
 type GitHub = Awaited<ReturnType<typeof startFakeGitHub>>;

@@ -18,6 +18,8 @@ const schema = z.object({
         .filter(Boolean),
     ),
   KAIROS_MASTER_KEY: z.string().optional(),
+  /** `production` refuses to start without KAIROS_MASTER_KEY (no development key file). */
+  NODE_ENV: z.string().optional(),
   EXECUTOR_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
   /**
    * SIGTERM: stop taking jobs and let in-flight executions finish for at most this long; then hand

@@ -1,10 +1,10 @@
 /**
  * One execution, from a queued job to a recorded Run:
- *   load the endpoint fresh → skip if it must not run → call it → record the run (+ state) and
+ *   admit (admission.ts: load the endpoint, skip or lock) → call it → record the run (+ state) and
  *   announce it on run-completed (both batched by the RunRecorder).
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
  * or the job is stale (a later change superseded it: its scheduleVersion no longer matches). When a
- * skip is not caused by staleness, the scheduler is asked to recompute so the endpoint's next
+ * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
 import { decryptSecret } from '@kairos/core';

@@ -5,16 +5,15 @@ import { Queue } from 'bullmq';
 import { loadExecutorConfig } from './config.js';
 import { Executor } from './executor.js';
 
-const logger = createLogger('executor', process.env.LOG_LEVEL ?? 'info');
-const { config, masterKey } = loadConfigOrExit(() => {
-  const loaded = loadExecutorConfig();
-  const key = resolveMasterKey({
-    value: loaded.KAIROS_MASTER_KEY,
-    nodeEnv: process.env.NODE_ENV,
+const config = loadConfigOrExit(() => loadExecutorConfig());
+const logger = createLogger('executor', config.LOG_LEVEL);
+const masterKey = loadConfigOrExit(() =>
+  resolveMasterKey({
+    value: config.KAIROS_MASTER_KEY,
+    nodeEnv: config.NODE_ENV,
     warn: (message) => logger.warn(message),
-  });
-  return { config: loaded, masterKey: key };
-});
+  }),
+);
 const db = createDatabase({
   url: config.DATABASE_URL,
   poolMax: config.DATABASE_POOL_MAX ?? Math.min(Math.ceil(config.EXECUTOR_CONCURRENCY / 8) + 5, 30),

@@ -5,7 +5,7 @@
  */
 import { QUEUES, type RunCompletedPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
-import { startTestServer, type TestServer } from '../src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 

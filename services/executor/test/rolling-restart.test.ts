@@ -11,10 +11,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { PendingExecution } from '../../scheduler/src/due-queue.js';
-import { startTestServer, type TestServer } from '../src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
-import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
+import { startEngine, waitFor, type Engine, type PendingExecution } from '../../../test/engine.js';
 import { REDIS_URL } from '../../../test/env.mjs';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));

@@ -3,7 +3,7 @@
  * scheduled slots are skipped (nothing is called, nothing recorded) and the endpoint moves on to its
  * next slot; raising the quota resumes runs at once.
  */
-import { startTestServer, type TestServer } from '../src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KairosApiError } from '@kairos/mcp-tools';
-import { startTestServer, type TestServer } from '../../executor/src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { DEVICE_GRANT_TYPE, DeviceFlowError, pollForToken, requestDeviceCode } from '../src/device-flow.js';
 import { DeviceLogin } from '../src/device-login.js';
 import { TokenStore } from '../src/token-store.js';

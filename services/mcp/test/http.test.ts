@@ -6,7 +6,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { obtainAccessToken, signIn, startMcpTestEnv, type BrowserSession, type McpTestEnv } from './support.js';
+import {
+  obtainAccessToken,
+  signIn,
+  startMcpTestEnv,
+  type BrowserSession,
+  type McpTestEnv,
+} from '../../../test/mcp-env.js';
 import { EXPECTED_TOOL_NAMES, exerciseEveryTool, readEveryResource } from './tool-suite.js';
 
 let env: McpTestEnv;

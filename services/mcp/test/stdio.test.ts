@@ -11,7 +11,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { waitFor } from '../../../test/engine.js';
-import { approveDevice, asPerson, signIn, startMcpTestEnv, type BrowserSession, type McpTestEnv } from './support.js';
+import {
+  approveDevice,
+  asPerson,
+  signIn,
+  startMcpTestEnv,
+  type BrowserSession,
+  type McpTestEnv,
+} from '../../../test/mcp-env.js';
 import { EXPECTED_TOOL_NAMES, exerciseEveryTool, readEveryResource } from './tool-suite.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));

@@ -5,7 +5,7 @@
 import { newId } from '@kairos/core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { seedAnalysisSession, type JsonBody, type McpTestEnv } from './support.js';
+import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
 /** The exact tool names, sorted (the spec names ten of them; docs list all 27). */
 export const EXPECTED_TOOL_NAMES = [

@@ -7,7 +7,7 @@
  *  - with the model unreachable, runs go on at the baseline and a failed session is recorded.
  */
 import { createServer } from 'node:net';
-import { startTestServer, type TestServer } from '../../executor/src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 import { callTools, startFakeModel, submitAnalysis, toolUse, type FakeModel } from '../../../test/fake-model.js';

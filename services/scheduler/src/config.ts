@@ -9,7 +9,7 @@ const schema = z.object({
   SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
   /** A change left dirty this long without a recompute is repaired by the sweep. */
   SCHEDULER_DIRTY_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
-  /** How often old runs are deleted per the tier's retention (see packages/core/src/retention.ts). */
+  /** How often old runs are deleted per the tier's retention (see runRetentionDays in packages/core/src/tiers.ts). */
   SCHEDULER_RETENTION_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   SCHEDULER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
 });

@@ -5,7 +5,7 @@
  */
 import { decryptSecret, verifySignature } from '@kairos/core';
 import type { Endpoint } from '@kairos/db';
-import { startTestServer, type TestServer } from '../../executor/src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 

@@ -83,7 +83,7 @@ export const runTools = [
     description:
       'Statistics for a range of UTC days (startDate, endDate as YYYY-MM-DD; default the last 7 days): job and ' +
       'endpoint totals, runs per day and per source, success rate, lateness percentiles, failing endpoints, ' +
-      'AI sessions and tokens.',
+      'analysis sessions and AI tokens.',
     input: z.strictObject(dashboardQuery.shape),
     output: asOutput(dashboardRecord),
     annotations: READ_ONLY,

@@ -26,7 +26,7 @@ import {
   createDatabase,
   getAccount,
   recordAudit,
-  revokeApiKey,
+  revokeApiKeyAsOperator,
   setUserRole,
   updateAccount,
   type AccountChange,
@@ -35,10 +35,11 @@ import {
 } from '@kairos/db';
 import { resolveMasterKey } from '@kairos/runtime';
 import { issueSignInLink } from '../auth/local-admin.js';
+import { loadCliConfig } from '../config.js';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
 const ROLES = ['operator', 'member'] as const;
-/** Keys of accounts.quotaOverrides (core/tiers.ts, plus runRetentionDays of core/retention.ts). */
+/** Keys of accounts.quotaOverrides (core/tiers.ts, runRetentionDays included). */
 const QUOTA_OPTIONS = Object.keys(quotaOverridesInput.shape) as (keyof typeof quotaOverridesInput.shape)[];
 const USAGE = `usage:
   kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] [--json]
@@ -55,7 +56,8 @@ const USAGE = `usage:
 class UsageError extends Error {}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
-const databaseUrl = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/kairos';
+const config = loadCliConfig();
+const databaseUrl = config.DATABASE_URL;
 
 /** A fresh machine has no schema yet: apply migrations (quietly) before the first command. */
 async function ensureMigrated(db: Database): Promise<void> {
@@ -64,8 +66,8 @@ async function ensureMigrated(db: Database): Promise<void> {
     .then((result) => result.rows[0]?.present !== null)
     .catch(() => false);
   if (ok) return;
+  // The child inherits the environment: scripts/prisma.mjs falls back to the same DATABASE_URL default.
   const result = spawnSync('node', [join(root, 'scripts/prisma.mjs'), 'deploy'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (result.status !== 0) throw new Error('could not apply database migrations');
@@ -101,8 +103,8 @@ async function run(argv: string[]): Promise<void> {
     if (!TIERS.includes(tier)) throw new UsageError(`--tier must be one of ${TIERS.join(', ')}`);
     // Same resolution as the api service (KAIROS_MASTER_KEY, else the development key file).
     const masterKey = resolveMasterKey({
-      value: process.env.KAIROS_MASTER_KEY,
-      nodeEnv: process.env.NODE_ENV,
+      value: config.KAIROS_MASTER_KEY,
+      nodeEnv: config.NODE_ENV,
       warn: (message) => console.error(`kairos: ${message}`),
     });
     await withDatabase(async (db) => {
@@ -166,7 +168,7 @@ async function run(argv: string[]): Promise<void> {
     const keyId = rest[0];
     if (!keyId) throw new UsageError('kairos keys revoke <keyId>');
     await withDatabase(async (db) => {
-      const key = isId(keyId) ? await revokeApiKey(db, null, keyId) : null;
+      const key = isId(keyId) ? await revokeApiKeyAsOperator(db, keyId) : null;
       if (!key) throw new AppError('NOT_FOUND', `API key ${keyId} not found`);
       print(values.json, { keyId: key.id, revokedAt: key.revokedAt }, `api key ${key.id} revoked`);
     });
@@ -226,16 +228,16 @@ async function run(argv: string[]): Promise<void> {
 
   if (group === 'login-link' && !command) {
     // Same defaults as the api (config.ts, server.ts): the link must point at the running api.
-    const adminEmail = process.env.KAIROS_ADMIN_EMAIL ?? 'admin@localhost';
-    const baseUrl = process.env.KAIROS_PUBLIC_URL ?? `http://localhost:${process.env.PORT ?? 3000}`;
+    const adminEmail = config.KAIROS_ADMIN_EMAIL;
+    const baseUrl = config.KAIROS_PUBLIC_URL ?? `http://localhost:${config.PORT}`;
     await withDatabase(async (db) => {
       const link = await issueSignInLink(db, {
         email: values.email?.trim() || adminEmail,
         adminEmail,
         masterKey: () =>
           resolveMasterKey({
-            value: process.env.KAIROS_MASTER_KEY,
-            nodeEnv: process.env.NODE_ENV,
+            value: config.KAIROS_MASTER_KEY,
+            nodeEnv: config.NODE_ENV,
             warn: (message) => console.error(`kairos: ${message}`),
           }),
         baseUrl,

@@ -41,7 +41,7 @@ export const usageRecord = z
     jobs: z.number().int().meta({ description: 'Jobs not archived (quota maxJobs)' }),
     endpoints: z.number().int().meta({ description: 'Endpoints not archived (quota maxEndpoints)' }),
     runsThisMonth: z.number().int().meta({ description: 'Runs started this calendar month, UTC (runsPerMonth)' }),
-    aiTokensThisMonth: z.number().int().meta({ description: 'Planner tokens this month (aiTokensPerMonth)' }),
+    aiTokensThisMonth: z.number().int().meta({ description: 'AI tokens this month (aiTokensPerMonth)' }),
     periodStart: isoTime,
     periodEnd: isoTime,
   })

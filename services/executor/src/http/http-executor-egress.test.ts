@@ -1,6 +1,6 @@
 import { createHttpExecutor } from './http-executor.js';
-import { startTestServer } from './test-server.js';
-import type { TestServer } from './test-server.js';
+import { startTestServer } from '../../../../test/test-server.js';
+import type { TestServer } from '../../../../test/test-server.js';
 import type { ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';
 
 const DEFAULT_POLICY = { allowPrivateTargets: false, allowCidrs: [] };

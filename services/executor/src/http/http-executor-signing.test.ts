@@ -1,7 +1,7 @@
 import { verifySignature } from '@kairos/core';
 import { createHttpExecutor } from './http-executor.js';
-import { startTestServer } from './test-server.js';
-import type { RecordedRequest, TestServer } from './test-server.js';
+import { startTestServer } from '../../../../test/test-server.js';
+import type { RecordedRequest, TestServer } from '../../../../test/test-server.js';
 import type { ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';
 
 const SIGNING_KEY = 'c0ffee00112233445566778899aabbccddeeff00112233445566778899aabbcc';

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { createHttpExecutor } from './http-executor.js';
-import { closedPort, startTestServer } from './test-server.js';
-import type { TestServer } from './test-server.js';
+import { closedPort, startTestServer } from '../../../../test/test-server.js';
+import type { TestServer } from '../../../../test/test-server.js';
 import type { ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';
 
 const LOOPBACK_ALLOWED = { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] };

@@ -1,5 +1,5 @@
 /**
- * executeHttpRequest: one outbound execution, from an endpoint's request spec to an HttpOutcome.
+ * createHttpExecutor() → `execute`: one outbound execution, from an endpoint's request spec to an HttpOutcome.
  *
  *   prepare (templates, headers, signature) -> egress check of the URL -> transfer -> outcome
  *
@@ -20,7 +20,7 @@
  * redirect limit exceeded -> failed 'http_status' (the endpoint's 3xx responses caused it).
  *
  * got 14 with keep-alive agents shared by all calls (one executor per process): measured ~3.3k
- * req/s on loopback with 64 in flight (notes/stack.md), far above what the executor dispatches.
+ * req/s on loopback with 64 in flight (measured 2026-11-21, 2 cores), far above what the executor dispatches.
  */
 import http from 'node:http';
 import https from 'node:https';

@@ -1524,7 +1524,7 @@ export interface components {
             endpoints: number;
             /** @description Runs started this calendar month, UTC (runsPerMonth) */
             runsThisMonth: number;
-            /** @description Planner tokens this month (aiTokensPerMonth) */
+            /** @description AI tokens this month (aiTokensPerMonth) */
             aiTokensThisMonth: number;
             /**
              * Format: date-time

@@ -21,7 +21,7 @@ export function AiSettings() {
       {(data) => (
         <>
           <AiSwitches account={data} />
-          <h3>Planner budget</h3>
+          <h3>AI budget</h3>
           <AiBudget budget={data.aiBudget} />
         </>
       )}

@@ -1,6 +1,7 @@
 /**
  * Test helper (not a test): a real node:http server on a loopback address that records what it
- * receives. Kept beside the tests that use it; it imports nothing from production code.
+ * receives. A shared fixture (endpoints of every service's tests call it), so it lives in test/,
+ * outside every production build; it imports nothing from production code.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,6 @@
 /**
- * Real servers and a cookie-keeping HTTP client for the identity tests: the api on a real port, a
+ * Real servers and a cookie-keeping HTTP client for the identity tests (services/api/test) and the
+ * browser harness (test/browser/harness.ts): the api on a real port, a
  * local OpenID Connect provider (oidc-provider) whose interaction logs in a chosen user at once,
  * and a fake GitHub speaking the OAuth endpoints Kairos calls. All on 127.0.0.1.
  */
@@ -7,8 +8,8 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
-import { createSignInLink } from '../src/auth/local-admin.js';
-import type { ApiHarness } from '../../../test/api.js';
+import { createSignInLink } from '../services/api/src/auth/local-admin.js';
+import type { ApiHarness } from './api.js';
 
 export interface RunningServer {
   url: string;

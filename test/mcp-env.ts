@@ -1,5 +1,5 @@
 /**
- * Test helper (not a test): a real API server on 127.0.0.1 (startApi, on the harness's own
+ * Harness of the MCP server's tests (services/mcp/test), not a test: a real API server on 127.0.0.1 (startApi, on the harness's own
  * database and Redis prefix), the scheduling engine in-process, a target server for endpoints,
  * and the browser sign-in a person uses to approve a device (one-time sign-in link → session
  * cookie → POST /api/auth/device/approve with the CSRF token).
@@ -7,13 +7,13 @@
 import { newId } from '@kairos/core';
 import { recordAnalysisSession } from '@kairos/db';
 import { createLogger } from '@kairos/runtime';
-import { createApiHarness, type ApiHarness, type TestAccount } from '../../../test/api.js';
-import { startEngine, type Engine } from '../../../test/engine.js';
-import { REDIS_URL } from '../../../test/env.mjs';
-import { createSignInLink } from '../../api/src/auth/local-admin.js';
-import { loadApiConfig } from '../../api/src/config.js';
-import { startApi, type RunningApi } from '../../api/src/server.js';
-import { startTestServer, type TestServer } from '../../executor/src/http/test-server.js';
+import { createApiHarness, type ApiHarness, type TestAccount } from './api.js';
+import { startEngine, type Engine } from './engine.js';
+import { REDIS_URL } from './env.mjs';
+import { createSignInLink } from '../services/api/src/auth/local-admin.js';
+import { loadApiConfig } from '../services/api/src/config.js';
+import { startApi, type RunningApi } from '../services/api/src/server.js';
+import { startTestServer, type TestServer } from './test-server.js';
 
 /** A JSON answer the test reads field by field (its shape is what the test asserts). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
