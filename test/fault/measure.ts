@@ -1,0 +1,125 @@
+/**
+ * What one fault cost, from the target's arrivals and the recorded runs. Definitions (README,
+ * "Reliability"):
+ * - recovery: from the fault's start until the failed part is back (a killed service answers
+ *   /readyz again; otherwise the fault's end) and every endpoint has a run recorded that started
+ *   after that moment;
+ * - lost: a run id that reached the target but was never recorded, plus an endpoint that did not run
+ *   again within the bound. Slots that came due while nothing could run are not lost: the spec's
+ *   missed-run rule runs an endpoint once (the latest missed slot) after downtime, never a burst;
+ * - recorded twice: two run rows for one planned slot (endpoint, scheduledAt);
+ * - executed twice: a request whose run id had already reached the target (a retried delivery), and
+ *   separately two different run ids for one planned slot (never allowed).
+ */
+import pg from 'pg';
+import type { Arrival, Load } from './load.js';
+import { sleep } from './processes.js';
+
+export interface FaultRow {
+  fault: string;
+  recoveryMs: number | null;
+  lost: number;
+  recordedTwice: number;
+  executedTwice: number;
+  /** Two different run ids delivered for one planned slot. */
+  executedTwiceNewId: number;
+  notRecovered: number;
+}
+
+/** A pool that survives PostgreSQL restarts (a dropped idle client is replaced on the next query). */
+export function measurementPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 2000 });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Endpoints without a recorded scheduled run that started after `sinceMs`. */
+async function endpointsNotRunSince(pool: pg.Pool, load: Load, sinceMs: number): Promise<number> {
+  const { rows } = await pool.query<{ ran: number }>(
+    `SELECT count(DISTINCT "endpointId")::int AS ran FROM runs
+      WHERE "accountId" = $1 AND source <> 'test' AND "startedAt" > to_timestamp($2::double precision / 1000)`,
+    [load.accountId, sinceMs],
+  );
+  return load.endpointIds.length - rows[0]!.ran;
+}
+
+/**
+ * Polls every 250 ms until every endpoint ran after `sinceMs`; returns when that was seen, or
+ * undefined at `deadlineMs` with how many never did (queries failing while PostgreSQL is down are
+ * retried until the deadline).
+ */
+export async function waitUntilEveryEndpointRan(
+  pool: pg.Pool,
+  load: Load,
+  sinceMs: number,
+  deadlineMs: number,
+): Promise<{ atMs?: number; missing: number }> {
+  let missing = load.endpointIds.length;
+  for (let attempt = 0; Date.now() < deadlineMs && attempt < 10_000; attempt++) {
+    missing = await endpointsNotRunSince(pool, load, sinceMs).catch(() => missing);
+    if (missing === 0) return { atMs: Date.now(), missing };
+    await sleep(250);
+  }
+  return { missing };
+}
+
+/** The counts of one fault's window [fromMs, toMs] (arrival times), after its runs were recorded. */
+export async function countWindow(
+  pool: pg.Pool,
+  load: Load,
+  arrivals: Arrival[],
+  fromMs: number,
+  toMs: number,
+): Promise<Pick<FaultRow, 'lost' | 'recordedTwice' | 'executedTwice' | 'executedTwiceNewId'>> {
+  const seen = new Set<string>();
+  const inWindow: Arrival[] = [];
+  let executedTwice = 0;
+  for (const arrival of arrivals) {
+    if (arrival.atMs > toMs) break;
+    const repeated = seen.has(arrival.runId);
+    seen.add(arrival.runId);
+    if (arrival.atMs < fromMs || arrival.index < 0) continue;
+    inWindow.push(arrival);
+    if (repeated) executedTwice += 1;
+  }
+  const runIds = [...new Set(inWindow.map((arrival) => arrival.runId))];
+  const { rows: recorded } = await pool.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[])`, [
+    runIds,
+  ]);
+  const lost = runIds.length - recorded.length;
+
+  const { rows: twice } = await pool.query<{ extra: number }>(
+    `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (
+       SELECT count(*) AS n FROM runs
+        WHERE "accountId" = $1 AND source <> 'test'
+          AND "startedAt" BETWEEN to_timestamp($2::double precision / 1000) AND to_timestamp($3::double precision / 1000)
+        GROUP BY "endpointId", "scheduledAt" HAVING count(*) > 1) AS slots`,
+    [load.accountId, fromMs, toMs],
+  );
+
+  const idsPerSlot = new Map<string, Set<string>>();
+  for (const arrival of inWindow) {
+    const slot = `${arrival.index}@${arrival.scheduledAt}`;
+    idsPerSlot.set(slot, (idsPerSlot.get(slot) ?? new Set()).add(arrival.runId));
+  }
+  const executedTwiceNewId = [...idsPerSlot.values()].reduce((sum, ids) => sum + ids.size - 1, 0);
+  return { lost, recordedTwice: twice[0]!.extra, executedTwice, executedTwiceNewId };
+}
+
+export function formatTable(rows: FaultRow[]): string {
+  const header = ['fault', 'recovery', 'slots lost', 'recorded twice', 'executed twice'];
+  const cells = rows.map((row) => [
+    row.fault,
+    row.recoveryMs === null
+      ? `> bound (${row.notRecovered} endpoints idle)`
+      : `${(row.recoveryMs / 1000).toFixed(1)} s`,
+    String(row.lost),
+    String(row.recordedTwice),
+    row.executedTwiceNewId > 0
+      ? `${row.executedTwice} (+${row.executedTwiceNewId} under a new run id)`
+      : `${row.executedTwice}${row.executedTwice > 0 ? ' (same run id)' : ''}`,
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)));
+  const line = (values: string[]) => `| ${values.map((value, i) => value.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(header), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...cells.map(line)].join('\n');
+}
