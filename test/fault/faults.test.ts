@@ -15,7 +15,14 @@
 import { Redis } from 'ioredis';
 import type pg from 'pg';
 import { createLoad, type Load, type TargetMode } from './load.js';
-import { countWindow, formatTable, measurementPool, waitUntilEveryEndpointRan, type FaultRow } from './measure.js';
+import {
+  countWindow,
+  formatTable,
+  lastToRunAgain,
+  measurementPool,
+  waitUntilEveryEndpointRan,
+  type FaultRow,
+} from './measure.js';
 import { sleep, waitFor } from './processes.js';
 import { waitForPostgres } from './stores.js';
 import { MASTER_KEY_HEX, startSystem, type ServiceName, type System } from './system.js';
@@ -171,8 +178,16 @@ describe.each(FAULTS.map((fault) => [fault.name, fault] as const))('%s', (_name,
         lost: counts.lost + recovered.missing,
       };
       rows.push(row);
+      if (row.recoveryMs === null || row.recoveryMs > fault.boundMs) {
+        row.evidence.push(`back at +${backAtMs - fromMs} ms`, ...(await lastToRunAgain(pool, load, backAtMs)));
+      }
 
-      const context = `${formatTable([row])}\n--- start.mjs output (tail) ---\n${system.output().slice(-3000)}`;
+      const context = [
+        formatTable([row]),
+        ...row.evidence.slice(0, 10),
+        '--- start.mjs output (tail) ---',
+        system.output().slice(-3000),
+      ].join('\n');
       expect({ recoveryMs: row.recoveryMs, context }).toEqual({
         recoveryMs: expect.any(Number),
         context: expect.any(String),

@@ -24,6 +24,8 @@ export interface FaultRow {
   /** Two different run ids delivered for one planned slot. */
   executedTwiceNewId: number;
   notRecovered: number;
+  /** What a failing count is made of (the first few slots or run ids), for the failure message. */
+  evidence: string[];
 }
 
 /** A pool that survives PostgreSQL restarts (a dropped idle client is replaced on the next query). */
@@ -63,6 +65,24 @@ export async function waitUntilEveryEndpointRan(
   return { missing };
 }
 
+/** The endpoints that ran again last after `sinceMs` (or not at all): evidence for a slow recovery. */
+export async function lastToRunAgain(pool: pg.Pool, load: Load, sinceMs: number, count = 5): Promise<string[]> {
+  const { rows } = await pool.query<{ endpointId: string; first: string | null }>(
+    `SELECT e.id AS "endpointId",
+            (SELECT to_char(r."startedAt", 'HH24:MI:SS.MS') || ' slot ' || to_char(r."scheduledAt", 'HH24:MI:SS.MS')
+                    || ' attempt ' || r.attempt
+               FROM runs r WHERE r."endpointId" = e.id AND r.source <> 'test'
+                AND r."startedAt" > to_timestamp($2::double precision / 1000)
+              ORDER BY r."startedAt" LIMIT 1) AS first
+       FROM endpoints e WHERE e."accountId" = $1
+      ORDER BY first DESC NULLS FIRST LIMIT $3`,
+    [load.accountId, sinceMs, count],
+  );
+  return rows.map(
+    (row) => `ran again last: endpoint ${load.endpointIds.indexOf(row.endpointId)} at ${row.first ?? 'never'}`,
+  );
+}
+
 /** The counts of one fault's window [fromMs, toMs] (arrival times), after its runs were recorded. */
 export async function countWindow(
   pool: pg.Pool,
@@ -70,7 +90,7 @@ export async function countWindow(
   arrivals: Arrival[],
   fromMs: number,
   toMs: number,
-): Promise<Pick<FaultRow, 'lost' | 'recordedTwice' | 'executedTwice' | 'executedTwiceNewId'>> {
+): Promise<Pick<FaultRow, 'lost' | 'recordedTwice' | 'executedTwice' | 'executedTwiceNewId' | 'evidence'>> {
   const seen = new Set<string>();
   const inWindow: Arrival[] = [];
   let executedTwice = 0;
@@ -87,15 +107,23 @@ export async function countWindow(
     runIds,
   ]);
   const lost = runIds.length - recorded.length;
+  const recordedIds = new Set(recorded.map((row) => row.id));
+  const evidence = runIds.filter((id) => !recordedIds.has(id)).map((id) => `delivered, never recorded: run ${id}`);
 
-  const { rows: twice } = await pool.query<{ extra: number }>(
-    `SELECT coalesce(sum(n - 1), 0)::int AS extra FROM (
-       SELECT count(*) AS n FROM runs
-        WHERE "accountId" = $1 AND source <> 'test'
-          AND "startedAt" BETWEEN to_timestamp($2::double precision / 1000) AND to_timestamp($3::double precision / 1000)
-        GROUP BY "endpointId", "scheduledAt" HAVING count(*) > 1) AS slots`,
+  const { rows: twice } = await pool.query<{ endpointId: string; scheduledAt: Date; runs: string[] }>(
+    `SELECT "endpointId", "scheduledAt",
+            array_agg(id || ' started ' || to_char("startedAt", 'HH24:MI:SS.MS') || ' attempt ' || attempt) AS runs
+       FROM runs
+      WHERE "accountId" = $1 AND source <> 'test'
+        AND "startedAt" BETWEEN to_timestamp($2::double precision / 1000) AND to_timestamp($3::double precision / 1000)
+      GROUP BY "endpointId", "scheduledAt" HAVING count(*) > 1`,
     [load.accountId, fromMs, toMs],
   );
+  const recordedTwice = twice.reduce((sum, slot) => sum + slot.runs.length - 1, 0);
+  for (const slot of twice) {
+    const index = load.endpointIds.indexOf(slot.endpointId);
+    evidence.push(`recorded twice: endpoint ${index} slot ${slot.scheduledAt.toISOString()}: ${slot.runs.join('; ')}`);
+  }
 
   const idsPerSlot = new Map<string, Set<string>>();
   for (const arrival of inWindow) {
@@ -103,7 +131,10 @@ export async function countWindow(
     idsPerSlot.set(slot, (idsPerSlot.get(slot) ?? new Set()).add(arrival.runId));
   }
   const executedTwiceNewId = [...idsPerSlot.values()].reduce((sum, ids) => sum + ids.size - 1, 0);
-  return { lost, recordedTwice: twice[0]!.extra, executedTwice, executedTwiceNewId };
+  for (const [slot, ids] of idsPerSlot) {
+    if (ids.size > 1) evidence.push(`delivered under ${ids.size} run ids: endpoint ${slot}: ${[...ids].join(', ')}`);
+  }
+  return { lost, recordedTwice, executedTwice, executedTwiceNewId, evidence };
 }
 
 export function formatTable(rows: FaultRow[]): string {

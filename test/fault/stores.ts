@@ -62,7 +62,8 @@ export async function startPostgres(): Promise<PrivatePostgres> {
   return {
     port,
     baseUrl,
-    restart: () => asPostgres('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'restart']),
+    // -l as at start: without it the new postmaster inherits our stdout pipe and the call never returns.
+    restart: () => asPostgres('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart']),
     stop,
   };
 }
