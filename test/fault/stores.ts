@@ -5,7 +5,7 @@
  * redis-server child without persistence, each on a free loopback port, and removes both in stop().
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -14,8 +14,14 @@ import { exitOf, freePort, waitFor } from './processes.js';
 
 const PG_BIN = process.env.KAIROS_FAULT_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
+/** PostgreSQL refuses to run as root: as root the tools run as the postgres user, else as ourselves. */
+const isRoot = process.getuid?.() === 0;
+
 function asPostgres(command: string, args: string[], timeoutMs = 60_000): string {
-  return execFileSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args], {
+  const binary = join(PG_BIN, command);
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: install PostgreSQL 15 or set KAIROS_FAULT_PG_BIN`);
+  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', binary, ...args]] : [binary, args];
+  return execFileSync(file, argv, {
     encoding: 'utf8',
     timeout: timeoutMs,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,9 +39,11 @@ export async function startPostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'kairos-fault-pg-'));
   const data = join(dir, 'data');
   const port = await freePort();
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-  chownSync(dir, uid, gid);
+  if (isRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
   let running = false;
   const stop = () => {
     if (running) {
