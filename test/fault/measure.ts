@@ -91,17 +91,23 @@ export async function countWindow(
   fromMs: number,
   toMs: number,
 ): Promise<Pick<FaultRow, 'lost' | 'recordedTwice' | 'executedTwice' | 'executedTwiceNewId' | 'evidence'>> {
-  const seen = new Set<string>();
+  const firstAtMs = new Map<string, number>();
   const inWindow: Arrival[] = [];
-  let executedTwice = 0;
+  const repeats: string[] = [];
   for (const arrival of arrivals) {
     if (arrival.atMs > toMs) break;
-    const repeated = seen.has(arrival.runId);
-    seen.add(arrival.runId);
+    const firstMs = firstAtMs.get(arrival.runId);
+    if (firstMs === undefined) firstAtMs.set(arrival.runId, arrival.atMs);
     if (arrival.atMs < fromMs || arrival.index < 0) continue;
     inWindow.push(arrival);
-    if (repeated) executedTwice += 1;
+    if (firstMs !== undefined) {
+      repeats.push(
+        `delivered again: endpoint ${arrival.index} slot ${arrival.scheduledAt} run ${arrival.runId} ` +
+          `at +${arrival.atMs - fromMs} ms (first at +${firstMs - fromMs} ms)`,
+      );
+    }
   }
+  const executedTwice = repeats.length;
   const runIds = [...new Set(inWindow.map((arrival) => arrival.runId))];
   const { rows: recorded } = await pool.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[])`, [
     runIds,
@@ -134,7 +140,7 @@ export async function countWindow(
   for (const [slot, ids] of idsPerSlot) {
     if (ids.size > 1) evidence.push(`delivered under ${ids.size} run ids: endpoint ${slot}: ${[...ids].join(', ')}`);
   }
-  return { lost, recordedTwice, executedTwice, executedTwiceNewId, evidence };
+  return { lost, recordedTwice, executedTwice, executedTwiceNewId, evidence: [...evidence, ...repeats] };
 }
 
 export function formatTable(rows: FaultRow[]): string {
