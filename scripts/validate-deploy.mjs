@@ -455,6 +455,15 @@ export function checkComposeConfig(resolved, composeText, envExampleText) {
   for (const name of ['postgres', 'redis', ...SERVICES]) {
     if (services[name] && !services[name].healthcheck?.test) problems.push(`compose: ${name} has no healthcheck`);
   }
+  // Long-running containers come back after a crash (issue #12); the one-shot migration must not loop.
+  for (const name of ['postgres', 'redis', ...SERVICES]) {
+    if (services[name] && !['unless-stopped', 'always'].includes(services[name].restart)) {
+      problems.push(`compose: ${name} must have restart: unless-stopped`);
+    }
+  }
+  if (services.migrate && !['no', undefined].includes(services.migrate.restart)) {
+    problems.push('compose: migrate must not restart (restart: "no")');
+  }
   if (services.migrate?.depends_on?.postgres?.condition !== 'service_healthy') {
     problems.push('compose: migrate must wait for postgres (service_healthy)');
   }

@@ -109,6 +109,16 @@ describe('docker-compose.yml', () => {
       'scheduler has no healthcheck',
     ],
     [
+      'a service that is not restarted after a crash',
+      (c: Manifest) => delete c.services.executor.restart,
+      'executor must have restart: unless-stopped',
+    ],
+    [
+      'a migration that restarts',
+      (c: Manifest) => (c.services.migrate.restart = 'on-failure'),
+      'migrate must not restart',
+    ],
+    [
       'a short executor stop grace',
       (c: Manifest) => (c.services.executor.stop_grace_period = '10s'),
       'stop_grace_period',
