@@ -59,6 +59,7 @@ describe('documentation', () => {
     expect(response.text).toContain('# Kairos API');
     expect(response.text).toContain('## POST /api/jobs/{jobId}/endpoints');
     expect(response.text).toContain('`baselineIntervalMs`');
+    expect(response.text).toContain('`responseBodyAltered` (required): boolean — True when characters of responseBody');
   });
 
   it('serves the interactive reference with its script from our own origin', async () => {

@@ -97,6 +97,7 @@ async function callEndpoint(
       responseBody: null,
       responseFormat: null,
       responseTruncated: false,
+      responseBodyAltered: false,
       responseSizeBytes: null,
       errorKind: 'invalid_request',
       errorMessage:
@@ -139,6 +140,7 @@ function toRun(
     responseBody: outcome.responseBody,
     responseFormat: outcome.responseFormat,
     responseTruncated: outcome.responseTruncated,
+    responseBodyAltered: outcome.responseBodyAltered,
     responseSizeBytes: outcome.responseSizeBytes,
     errorKind: outcome.errorKind,
     errorMessage: outcome.errorMessage,

@@ -27,6 +27,7 @@ export function toRunRecord(run: Run): RunRecord {
     responseBody: run.responseBody ?? null,
     responseFormat: run.responseFormat as RunRecord['responseFormat'],
     responseTruncated: run.responseTruncated,
+    responseBodyAltered: run.responseBodyAltered,
     responseSizeBytes: run.responseSizeBytes,
     errorKind: run.errorKind,
     errorMessage: run.errorMessage,

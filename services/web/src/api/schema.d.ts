@@ -1202,10 +1202,12 @@ export interface components {
             /** @description Final HTTP status; null when no response arrived (timeout, connection error) */
             statusCode: number | null;
             durationMs: number;
-            /** @description The response body: parsed JSON when it parses, else the text; null when empty or absent. Truncated to maxResponseSizeKb (see responseTruncated). */
+            /** @description The response body: parsed JSON when it parses, else the text; null when empty or absent. Truncated to maxResponseSizeKb (see responseTruncated). Made storable: invalid UTF-8 bytes, U+0000 and unpaired UTF-16 surrogates (e.g. the JSON escape "\ud800") are replaced by U+FFFD, in JSON strings and object keys alike, keeping the JSON structure (see responseBodyAltered); JSON nested deeper than 1000 levels is stored as text. */
             responseBody: unknown;
             responseFormat: ("json" | "text" | "empty") | null;
             responseTruncated: boolean;
+            /** @description True when characters of responseBody were replaced by U+FFFD to make it storable (the body held U+0000, an unpaired surrogate or invalid UTF-8); false otherwise */
+            responseBodyAltered: boolean;
             responseSizeBytes: number | null;
             /** @description When failed: timeout, http_status, network, blocked, too_large or invalid_request (open list) */
             errorKind: string | null;
