@@ -145,21 +145,24 @@ export async function withLockedPendingExecutions<T>(
 /**
  * Endpoints whose stored schedule disagrees with their state: a change left dirty for longer than
  * `graceMs` (its notification was lost), an active endpoint with nothing scheduled, or a stopped one
- * (archived, job paused/archived) that still has a pending execution.
+ * (archived, job paused/archived) that still has a pending execution. `excludeIds`: rows this sweep
+ * already failed to recompute (they still disagree; listing them again would loop).
  */
 export async function listEndpointsNeedingRecompute(
   db: Database,
   now: Date,
   graceMs: number,
   limit: number,
+  excludeIds: string[] = [],
 ): Promise<string[]> {
   const { rows } = await db.pool.query<{ id: string }>(
     `SELECT e.id FROM endpoints e JOIN jobs j ON j.id = e."jobId"
-      WHERE (e."scheduleDirtyAt" IS NOT NULL AND e."scheduleDirtyAt" < $1)
+      WHERE ((e."scheduleDirtyAt" IS NOT NULL AND e."scheduleDirtyAt" < $1)
          OR (e."archivedAt" IS NULL AND j.status = 'active' AND e."nextRunAt" IS NULL)
-         OR ((e."archivedAt" IS NOT NULL OR j.status <> 'active') AND e."nextRunAt" IS NOT NULL)
+         OR ((e."archivedAt" IS NOT NULL OR j.status <> 'active') AND e."nextRunAt" IS NOT NULL))
+        AND e.id <> ALL($3::uuid[])
       LIMIT $2`,
-    [new Date(now.getTime() - graceMs), limit],
+    [new Date(now.getTime() - graceMs), limit, excludeIds],
   );
   return rows.map((row) => row.id);
 }

@@ -7,6 +7,7 @@
  *     stored nextRunAt / nextRunId / nextRunSource, under the same run id. Overdue ones are added
  *     with no delay: each runs once.
  * Pages of 2,000 endpoints: one EXISTS pipeline and, for the missing ones, one locked re-add.
+ * A row that fails alone is skipped (sweep-chunk.ts) and the sweep repairs everyone else.
  */
 import type { Database } from '@kairos/db';
 import {
@@ -19,6 +20,7 @@ import { dueJobId } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import type { DueQueue } from './due-queue.js';
 import { PeriodicTask } from './periodic.js';
+import { sweepChunk } from './sweep-chunk.js';
 
 const PAGE_SIZE = 2000;
 const RECOMPUTE_CHUNK = 200;
@@ -29,6 +31,8 @@ export interface ReconcileReport {
   checked: number;
   restored: number;
   recomputed: number;
+  /** Rows that failed alone and were left as they were (logged, kairos_sweep_item_failures_total). */
+  skipped: number;
   durationMs: number;
 }
 
@@ -71,14 +75,21 @@ export class Reconciler {
   async sweep(): Promise<ReconcileReport> {
     const { db, dueQueue, logger, now } = this.options;
     const startedAt = Date.now();
+    const chunkOptions = { logger, sweep: 'reconcile' as const };
     let recomputed = 0;
+    const skippedIds: string[] = [];
     for (;;) {
-      const ids = await listEndpointsNeedingRecompute(db, now(), this.options.dirtyGraceMs, PAGE_SIZE);
+      const ids = await listEndpointsNeedingRecompute(db, now(), this.options.dirtyGraceMs, PAGE_SIZE, skippedIds);
       // In transactions of RECOMPUTE_CHUNK rows, so a large repair never holds thousands of row locks.
       for (let start = 0; start < ids.length; start += RECOMPUTE_CHUNK) {
-        await this.options.recompute(ids.slice(start, start + RECOMPUTE_CHUNK));
+        const chunk = ids.slice(start, start + RECOMPUTE_CHUNK);
+        const skipped = await sweepChunk(chunk, (part) => this.options.recompute(part).then(() => undefined), {
+          ...chunkOptions,
+          idOf: (id) => id,
+        });
+        skippedIds.push(...skipped);
+        recomputed += chunk.length - skipped.length;
       }
-      recomputed += ids.length;
       if (ids.length < PAGE_SIZE) break;
     }
 
@@ -93,27 +104,34 @@ export class Reconciler {
       const present = await dueQueue.existing(page.map((row) => dueJobId(row.id, row.scheduleVersion)));
       const missing = page.filter((row) => !present.has(dueJobId(row.id, row.scheduleVersion)));
       if (missing.length > 0) {
-        restored += await withLockedPendingExecutions(db, missing, async (locked) => {
-          await dueQueue.addMany(
-            locked.map((row) => ({
-              endpointId: row.id,
-              accountId: row.accountId,
-              scheduleVersion: row.scheduleVersion,
-              runId: row.nextRunId,
-              scheduledAt: row.nextRunAt,
-              source: row.nextRunSource,
-            })),
-            now(),
-          );
-          return locked.length;
-        });
+        const skipped = await sweepChunk(
+          missing,
+          async (part) => {
+            restored += await withLockedPendingExecutions(db, part, async (locked) => {
+              await dueQueue.addMany(
+                locked.map((row) => ({
+                  endpointId: row.id,
+                  accountId: row.accountId,
+                  scheduleVersion: row.scheduleVersion,
+                  runId: row.nextRunId,
+                  scheduledAt: row.nextRunAt,
+                  source: row.nextRunSource,
+                })),
+                now(),
+              );
+              return locked.length;
+            });
+          },
+          { ...chunkOptions, idOf: (row) => row.id },
+        );
+        skippedIds.push(...skipped.map((row) => row.id));
       }
       if (page.length < PAGE_SIZE) break;
     }
-    const report = { checked, restored, recomputed, durationMs: Date.now() - startedAt };
+    const report = { checked, restored, recomputed, skipped: skippedIds.length, durationMs: Date.now() - startedAt };
     metrics.reconcileRepairs.inc({ kind: 'restored' }, restored);
     metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
-    if (restored > 0 || recomputed > 0) logger.info('reconcile repaired the schedule', report);
+    if (restored > 0 || recomputed > 0 || skippedIds.length > 0) logger.info('reconcile repaired the schedule', report);
     return report;
   }
 }
