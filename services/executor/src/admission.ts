@@ -26,7 +26,7 @@ import {
   type RunOutcome,
 } from '@kairos/db';
 import type { DueRunPayload } from '@kairos/queue';
-import { GroupCommit, isItemFailure } from '@kairos/runtime';
+import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
@@ -137,25 +137,35 @@ export class Admissions {
     await Promise.all(
       candidates.map(async ({ payload, index, target }, position) => {
         const [error, reply] = replies[position] ?? [new Error('no reply')];
-        if (error) throw error;
-        if (typeof reply === 'string') {
-          admissions[index] = { kind: 'replay', target, run: OutcomeStash.parse(reply) };
-          return;
-        }
-        let code = Number(reply);
-        if (code === COUNTER_MISSING) {
-          code = (await runQuota.isExhausted(target, now))
-            ? QUOTA_EXHAUSTED
-            : Number(await lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS));
-        }
-        if (code === QUOTA_EXHAUSTED) {
-          await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
-          admissions[index] = { kind: 'skipped', reason: 'quota' };
-        } else {
-          admissions[index] = code === 1 ? { kind: 'admitted', target } : { kind: 'skipped', reason: 'overlap' };
+        try {
+          if (error) throw error;
+          admissions[index] = await this.settle(payload, target, reply, now);
+        } catch (failure) {
+          // Redis refused this item's keys (e.g. WRONGTYPE): its own fault, so the batch is split.
+          throw isReplyError(failure) ? new ItemFailure(`run ${payload.runId}: admission refused`, failure) : failure;
         }
       }),
     );
     return admissions as Admission[];
   }
+
+  /** One candidate's admission from its script reply. */
+  private async settle(payload: DueRunPayload, target: ExecutionTarget, reply: unknown, now: Date): Promise<Admission> {
+    const { db, lock, runQuota } = this.deps;
+    if (typeof reply === 'string') return { kind: 'replay', target, run: OutcomeStash.parse(reply) };
+    let code = Number(reply);
+    if (code === COUNTER_MISSING) {
+      code = (await runQuota.isExhausted(target, now))
+        ? QUOTA_EXHAUSTED
+        : Number(await lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS));
+    }
+    if (code === QUOTA_EXHAUSTED) {
+      await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
+      return { kind: 'skipped', reason: 'quota' };
+    }
+    return code === 1 ? { kind: 'admitted', target } : { kind: 'skipped', reason: 'overlap' };
+  }
 }
+
+/** An error reply from Redis to one command (ioredis's ReplyError), as opposed to a lost connection. */
+const isReplyError = (error: unknown) => error instanceof Error && error.name === 'ReplyError';
