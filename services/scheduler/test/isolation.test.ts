@@ -1,5 +1,6 @@
 /**
- * A bad row fails alone in the sweeps (issue #12). Reconcile: one endpoint whose schedule the policy
+ * A bad row fails alone in the scheduler (issue #12). Recompute batches: the endpoints changed
+ * together with one whose next run cannot be computed are recomputed. Reconcile: one endpoint whose schedule the policy
  * cannot compute (a time zone corrupted through raw SQL) sits in the same recompute chunk as healthy
  * endpoints that lost their schedule and their Redis jobs; the healthy ones are repaired in the same
  * sweep, the bad one is skipped and counted. Retention: an account whose old runs cannot be deleted
@@ -31,10 +32,11 @@ afterAll(async () => {
 const skippedCount = async (sweep: string) =>
   (await metrics.sweepItemFailures.get()).values.find((value) => value.labels.sweep === sweep)?.value ?? 0;
 
-it('reconcile repairs the healthy endpoints of a chunk holding one it cannot recompute', async () => {
+/** Five hourly cron endpoints of a fresh account, once their first schedule is stored. */
+async function cronEndpoints(): Promise<string[]> {
   const account = await harness.createAccount();
   const api = harness.client(account.apiKey);
-  const job = (await api.post('/api/jobs', { name: 'sweep' })).body;
+  const job = (await api.post('/api/jobs', { name: 'isolation' })).body;
   const ids: string[] = [];
   for (let i = 0; i < 5; i += 1) {
     const response = await api.post(`/api/jobs/${job.id}/endpoints`, {
@@ -51,13 +53,48 @@ it('reconcile repairs the healthy endpoints of a chunk holding one it cannot rec
     3000,
     'the five first schedules',
   );
+  return ids;
+}
+
+const corruptTimezone = (id: string) =>
+  harness.db.pool.query(`UPDATE endpoints SET timezone = 'Nowhere/Atlantis' WHERE id = $1`, [id]);
+
+it('a schedule change batch recomputes everyone but the endpoint whose next run cannot be computed', async () => {
+  const ids = await cronEndpoints();
+  const [poison, ...healthy] = ids as [string, ...string[]];
+  await corruptTimezone(poison);
+  const versions = async () =>
+    new Map(
+      (await harness.db.prisma.endpoint.findMany({ where: { id: { in: ids } } })).map((row) => [
+        row.id,
+        row.scheduleVersion,
+      ]),
+    );
+  const before = await versions();
+  // One message naming all five: its recomputes are submitted together, one batch.
+  const changes = new Queue(QUEUES.scheduleChanges, { connection: harness.redis, prefix: harness.queuePrefix });
+  await changes.add('change', { endpointIds: ids, reason: 'test' });
+  await changes.close();
+  const after = await waitFor(
+    async () => {
+      const current = await versions();
+      return healthy.every((id) => current.get(id)! > before.get(id)!) ? current : null;
+    },
+    5000,
+    'the healthy endpoints recomputed',
+  );
+  expect(after.get(poison)).toBe(before.get(poison));
+});
+
+it('reconcile repairs the healthy endpoints of a chunk holding one it cannot recompute', async () => {
+  const ids = await cronEndpoints();
   const [poison, ...healthy] = ids as [string, ...string[]];
   // Nothing scheduled anywhere (a lost recompute, then Redis flushed), and one zone nobody knows.
   await harness.db.pool.query(
     `UPDATE endpoints SET "nextRunAt" = NULL, "nextRunId" = NULL, "scheduleDirtyAt" = NULL WHERE id = ANY($1::uuid[])`,
     [ids],
   );
-  await harness.db.pool.query(`UPDATE endpoints SET timezone = 'Nowhere/Atlantis' WHERE id = $1`, [poison]);
+  await corruptTimezone(poison);
   await due.obliterate({ force: true });
   const skippedBefore = await skippedCount('reconcile');
 
