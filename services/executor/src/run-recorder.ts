@@ -126,7 +126,7 @@ export class RunRecorder {
  * body (the usual culprit), with the database's reason (cleaned of U+0000, which text refuses too).
  */
 export function asRecordError(run: RunOutcome, error: unknown): RunOutcome {
-  const reason = (error instanceof Error ? error.message : String(error)).replace(/\u0000/g, '');
+  const reason = (error instanceof Error ? error.message : String(error)).replaceAll('\u0000', '');
   return {
     ...run,
     status: 'failed',
