@@ -66,7 +66,7 @@ export class Executor {
     this.scheduleChanges = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, queueOptions);
     const lock = new RunningLock(producer, options.prefix);
     const runQuota = new RunQuota(options.db, producer, options.prefix);
-    const stash = new OutcomeStash(producer, options.prefix);
+    const stash = new OutcomeStash(options.prefix);
     const now = options.now ?? (() => new Date());
     this.deps = {
       db: options.db,

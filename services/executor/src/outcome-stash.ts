@@ -11,7 +11,7 @@
  * What stays at-least-once: a process that dies between the call and the stash (ARCHITECTURE.md).
  */
 import type { RunOutcome } from '@kairos/db';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 
 /** Long enough to outlast an outage the five attempts and the 15 s reconcile sweep retry through. */
 const STASH_TTL_MS = 86_400_000;
@@ -22,18 +22,15 @@ local stashed = redis.call('get', KEYS[${key}])
 if stashed then return stashed end`;
 
 export class OutcomeStash {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
+  constructor(private readonly prefix: string) {}
 
   key(runId: string): string {
     return `${this.prefix}:outcome:${runId}`;
   }
 
-  /** Keeps a completed call's outcome until its run is recorded (or for a day). */
-  async save(run: RunOutcome): Promise<void> {
-    await this.redis.set(this.key(run.id), JSON.stringify(run), 'PX', STASH_TTL_MS);
+  /** Keeps a completed call's outcome until its run is recorded (or for a day), queued on a pipeline. */
+  saveIn(pipeline: ChainableCommander, run: RunOutcome): void {
+    pipeline.set(this.key(run.id), JSON.stringify(run), 'PX', STASH_TTL_MS);
   }
 
   /** Forgets a recorded run's outcome, queued on the recorder's pipeline. */

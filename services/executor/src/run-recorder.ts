@@ -77,8 +77,12 @@ export class RunRecorder {
         failure = error;
       }
     }
-    await this.deps.stash.save(execution.run).catch(() => undefined);
-    await this.abandon(execution.run.endpointId, execution.run.id).catch(() => undefined);
+    // One write: the outcome kept for the next delivery, and the lock freed for it. When Redis is
+    // down too, the next delivery calls again (the at-least-once window, ARCHITECTURE.md).
+    const pipeline = this.deps.redis.pipeline();
+    this.deps.stash.saveIn(pipeline, execution.run);
+    this.deps.lock.releaseIn(pipeline, execution.run.endpointId, execution.run.id);
+    await pipeline.exec().catch(() => undefined);
     throw failure;
   }
 

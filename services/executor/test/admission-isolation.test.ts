@@ -25,7 +25,7 @@ beforeAll(async () => {
     redis: harness.redis,
     lock,
     runQuota: new RunQuota(harness.db, harness.redis, harness.queuePrefix),
-    stash: new OutcomeStash(harness.redis, harness.queuePrefix),
+    stash: new OutcomeStash(harness.queuePrefix),
     now: () => new Date(),
   });
 });

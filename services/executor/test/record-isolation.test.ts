@@ -30,7 +30,7 @@ beforeAll(async () => {
     redis: harness.redis,
     lock,
     runQuota: new RunQuota(harness.db, harness.redis, harness.queuePrefix),
-    stash: new OutcomeStash(harness.redis, harness.queuePrefix),
+    stash: new OutcomeStash(harness.queuePrefix),
     runCompleted,
     plannerRuns,
   });
