@@ -1207,7 +1207,7 @@ export interface components {
             responseFormat: ("json" | "text" | "empty") | null;
             responseTruncated: boolean;
             responseSizeBytes: number | null;
-            /** @description When failed: timeout, http_status, network, blocked, too_large or invalid_request (open list) */
+            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
