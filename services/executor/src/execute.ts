@@ -53,13 +53,13 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
     }
   }
   // The recorder frees the lock once the run is committed (and on failure).
-  const firstDelivery = await deps.recorder.record({
+  const recorded = await deps.recorder.record({
     run,
     scheduleVersion: payload.scheduleVersion,
     aiSchedulingEnabled: target.aiSchedulingEnabled,
     isReplay: admission.kind === 'replay',
   });
-  return { kind: 'recorded', run, firstDelivery };
+  return { kind: 'recorded', ...recorded };
 }
 
 /** "Test now": runs even when paused; refused when archived; never touches scheduling state. */

@@ -59,20 +59,22 @@ export class RunRecorder {
   }
 
   /**
-   * Records one finished execution; true when this delivery recorded it (false: a retry of a
-   * recorded run). Rejects only when neither the run nor its record_error could be written; the
-   * outcome is then stashed for the next delivery and the lock freed.
+   * Records one finished execution: the run as stored (the record_error version when PostgreSQL
+   * refused it) and whether this delivery recorded it (false: a retry of a recorded run). Rejects
+   * only when neither the run nor its record_error could be written; the outcome is then stashed
+   * for the next delivery and the lock freed.
    */
-  async record(execution: FinishedExecution): Promise<boolean> {
+  async record(execution: FinishedExecution): Promise<{ run: RunOutcome; firstDelivery: boolean }> {
     let failure: unknown;
     try {
-      return await this.batches.submit(execution);
+      return { run: execution.run, firstDelivery: await this.batches.submit(execution) };
     } catch (error) {
       failure = error;
     }
     if (isItemFailure(failure)) {
+      const run = asRecordError(execution.run, failure);
       try {
-        return await this.batches.submit({ ...execution, run: asRecordError(execution.run, failure) });
+        return { run, firstDelivery: await this.batches.submit({ ...execution, run }) };
       } catch (error) {
         failure = error;
       }

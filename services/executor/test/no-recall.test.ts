@@ -23,7 +23,7 @@ beforeAll(async () => {
   api = harness.client((await harness.createAccount()).apiKey);
   target = await startTestServer((req, res) => {
     calls.set(req.url!, (calls.get(req.url!) ?? 0) + 1);
-    res.end('{"ok":true}');
+    res.end(req.url === '/nul' ? 'a NUL \u0000 in the body' : '{"ok":true}');
   });
   due = new Queue(QUEUES.due, { connection: harness.redis, prefix: harness.queuePrefix });
   await harness.db.pool.query(`
@@ -125,4 +125,23 @@ it('once the job is gone (attempts spent), the reconcile re-add under the same r
   );
   expect(run).toMatchObject({ id: row.nextRunId, status: 'success', attempt: 1 });
   expect(calls.get('/reconcile')).toBe(1);
+});
+
+it('an hourly endpoint answering a body the database may refuse (U+0000) is called once and its run recorded', async () => {
+  // The issue as seen on main: 20 calls in 85 s and no run. Whatever the HTTP layer makes of the
+  // body (stored cleaned, or refused and recorded as record_error), the slot is one call, one run.
+  const endpointId = await createEndpoint('/nul');
+  await waitFor(async () => (await runsOf(endpointId)).length === 1, 5000, 'the run recorded');
+  const row = await waitFor(
+    async () => {
+      const endpoint = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      return endpoint.nextRunAt && endpoint.nextRunAt.getTime() > Date.now() + 3_000_000 ? endpoint : null;
+    },
+    3000,
+    'the next run an hour later',
+  );
+  await new Promise((resolve) => setTimeout(resolve, 2500)); // past the first two retry backoffs (1 s, 2 s)
+  expect(calls.get('/nul')).toBe(1);
+  expect(await runsOf(endpointId)).toHaveLength(1);
+  expect(row.lastRunAt).not.toBeNull();
 });

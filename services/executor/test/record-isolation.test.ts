@@ -96,6 +96,7 @@ it('records the good runs of a batch and the poison one as record_error; the poi
     runs.map((run) => recorder.record({ run, scheduleVersion: 1, aiSchedulingEnabled: false })),
   );
   expect(results.map((result) => result.status)).toEqual(Array(7).fill('fulfilled'));
+  expect((results[poisonAt] as PromiseFulfilledResult<{ run: RunOutcome }>).value.run.errorKind).toBe('record_error');
 
   const stored = await harness.db.prisma.run.findMany({ where: { id: { in: runs.map((run) => run.id) } } });
   expect(stored).toHaveLength(7);
@@ -128,8 +129,10 @@ it('records the good runs of a batch and the poison one as record_error; the poi
   );
 
   // A retried delivery of the poison run records nothing twice.
-  await expect(recorder.record({ run: runs[poisonAt]!, scheduleVersion: 1, aiSchedulingEnabled: false })).resolves.toBe(
-    false,
-  );
+  await expect(
+    recorder.record({ run: runs[poisonAt]!, scheduleVersion: 1, aiSchedulingEnabled: false }),
+  ).resolves.toMatchObject({
+    firstDelivery: false,
+  });
   expect(await harness.db.prisma.run.count({ where: { endpointId: runs[poisonAt]!.endpointId } })).toBe(1);
 });
