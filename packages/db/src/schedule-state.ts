@@ -115,6 +115,16 @@ export async function listPendingExecutions(
 }
 
 /**
+ * Which of these planned run ids are already recorded: their endpoint's recompute after the run
+ * was lost, so the reconcile sweep recomputes them instead of re-adding (and re-calling) that run.
+ */
+export async function listRecordedRunIds(db: Database, runIds: string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[])`, [runIds]);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
  * Locks the given endpoints (skipping rows a recompute holds right now) and returns those whose
  * version is still the one the caller saw; the caller re-adds their jobs before `done` commits.
  */

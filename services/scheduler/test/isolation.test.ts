@@ -112,6 +112,40 @@ it('reconcile repairs the healthy endpoints of a chunk holding one it cannot rec
   expect(await engine.scheduler.reconciler.runIfLeader()).toMatchObject({ recomputed: 0, skipped: 1 });
 });
 
+it('reconcile recomputes, instead of re-adding, a missing job whose run is already recorded', async () => {
+  // The run was recorded, then its recompute was lost (or fails): re-adding the job would call the
+  // endpoint again under a run id that already has its run.
+  const [ranId, poisonId] = await cronEndpoints();
+  await corruptTimezone(poisonId!);
+  for (const id of [ranId!, poisonId!]) {
+    const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id } });
+    await harness.db.prisma.run.create({
+      data: {
+        id: row.nextRunId!,
+        accountId: row.accountId,
+        endpointId: id,
+        source: 'baseline-cron',
+        status: 'success',
+        scheduledAt: row.nextRunAt!,
+        startedAt: row.nextRunAt!,
+        completedAt: row.nextRunAt!,
+        durationMs: 5,
+      },
+    });
+    await (await due.getJob(dueJobId(id, row.scheduleVersion)))!.remove();
+  }
+  const before = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: ranId! } });
+
+  const report = await engine.scheduler.reconciler.runIfLeader();
+  expect(report).toMatchObject({ restored: 0 });
+  const after = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: ranId! } });
+  expect(after.nextRunId).not.toBe(before.nextRunId);
+  expect(await due.getJob(dueJobId(ranId!, after.scheduleVersion))).toBeDefined();
+  // The one that cannot be recomputed is skipped, not re-added under its recorded run id.
+  const poison = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: poisonId! } });
+  expect(await due.getJob(dueJobId(poisonId!, poison.scheduleVersion))).toBeUndefined();
+});
+
 it('retention skips an account whose old runs cannot be deleted and sweeps the others', async () => {
   const seed = async () => {
     const account = await harness.createAccount({ tier: 'free' });
