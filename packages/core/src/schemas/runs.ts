@@ -56,9 +56,15 @@ export const runRecord = z
         'U+0000, an unpaired surrogate or invalid UTF-8); false otherwise',
     }),
     responseSizeBytes: z.number().int().nullable(),
-    errorKind: z.string().nullable().meta({
-      description: 'When failed: timeout, http_status, network, blocked, too_large or invalid_request (open list)',
-    }),
+    errorKind: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error ' +
+          '(the call completed but the run could not be stored as it came back: status code and timing kept, ' +
+          'body dropped, errorMessage says why) (open list)',
+      }),
     errorMessage: z.string().nullable().meta({ description: 'Present (non-null) when failed' }),
     error: z.string().nullable().meta({ description: 'Same as errorMessage (the spec names both)' }),
     scheduledAt: isoTime.meta({ description: 'The planned time' }),

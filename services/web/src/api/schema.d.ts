@@ -1209,7 +1209,7 @@ export interface components {
             /** @description True when characters of responseBody were replaced by U+FFFD to make it storable (the body held U+0000, an unpaired surrogate or invalid UTF-8); false otherwise */
             responseBodyAltered: boolean;
             responseSizeBytes: number | null;
-            /** @description When failed: timeout, http_status, network, blocked, too_large or invalid_request (open list) */
+            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
