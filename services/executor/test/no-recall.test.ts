@@ -7,7 +7,7 @@
  */
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { Queue } from 'bullmq';
-import { startTestServer, type TestServer } from '../src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 

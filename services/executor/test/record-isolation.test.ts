@@ -76,6 +76,7 @@ function runOf(endpoint: { id: string; accountId: string }, body: unknown): RunO
     responseFormat: 'json',
     responseTruncated: false,
     responseSizeBytes: 64,
+    responseBodyAltered: false,
     errorKind: null,
     errorMessage: null,
     attempt: 2,

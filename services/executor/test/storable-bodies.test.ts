@@ -4,7 +4,7 @@
  * On main such a body failed the recording batch: "Test now" answered 503, and a scheduled run was
  * never recorded while its delivery was retried (a new HTTP call each time).
  */
-import { startTestServer, type TestServer } from '../src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 

@@ -3,7 +3,7 @@
  * recorded as record_error, instead of a 503 with nothing recorded. A trigger refuses any run row
  * with a body (SQLSTATE 23514, a value the database will not take), whatever the HTTP layer does.
  */
-import { startTestServer, type TestServer } from '../src/http/test-server.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, type Engine } from '../../../test/engine.js';
 
