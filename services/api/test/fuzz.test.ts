@@ -168,4 +168,4 @@ it('answers every generated request without a 5xx, in the error shape, changing 
   );
   expect(health.status).toBe(200);
   expect(failures).toEqual([]);
-}, 90_000);
+}, 240_000); // ~35 s alone; 120 s seen with the machine loaded by parallel suites
