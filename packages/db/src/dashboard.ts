@@ -40,6 +40,42 @@ export interface DashboardStats {
 
 const FAILING_ENDPOINTS_LIMIT = 10;
 
+/** How many runs started `lateMs` after their planned time. */
+export interface LatenessBucket {
+  lateMs: number;
+  runs: number;
+}
+
+/**
+ * Count, p50 / p95 / p99 (PostgreSQL's percentile_cont: linear interpolation between the ranks
+ * around p × (n − 1)) and max of lateness, rounded to whole ms, from buckets sorted by lateMs.
+ */
+export function latenessFromHistogram(buckets: LatenessBucket[]): DashboardStats['lateness'] {
+  const runs = buckets.reduce((sum, bucket) => sum + bucket.runs, 0);
+  if (runs === 0) return { runs: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0 };
+  /** The value at 0-based rank k of the sorted runs. */
+  const valueAt = (rank: number): number => {
+    let seen = 0;
+    for (const bucket of buckets) {
+      seen += bucket.runs;
+      if (rank < seen) return bucket.lateMs;
+    }
+    return buckets[buckets.length - 1]!.lateMs;
+  };
+  const percentile = (p: number): number => {
+    const position = p * (runs - 1);
+    const below = valueAt(Math.floor(position));
+    return Math.round(below + (position - Math.floor(position)) * (valueAt(Math.ceil(position)) - below));
+  };
+  return {
+    runs,
+    p50Ms: percentile(0.5),
+    p95Ms: percentile(0.95),
+    p99Ms: percentile(0.99),
+    maxMs: Math.round(buckets[buckets.length - 1]!.lateMs),
+  };
+}
+
 export async function getDashboardStats(
   db: Database,
   accountId: string,
@@ -80,13 +116,16 @@ export async function getDashboardStats(
         GROUP BY source`,
       [accountId, range.from, range.to],
     ),
-    db.pool.query<{ runs: number; percentiles: number[] | null; max_ms: number | null }>(
-      `SELECT count(*)::int AS runs,
-              percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY late_ms) AS percentiles,
-              max(late_ms)::float8 AS max_ms
-         FROM (SELECT (extract(epoch FROM "startedAt" - "scheduledAt") * 1000)::float8 AS late_ms
+    // A histogram, not percentile_cont: timestamps are whole milliseconds, so lateness takes a few
+    // thousand distinct values at most and a hash aggregate replaces sorting every run. At 300,000
+    // runs in range (bench/dashboard.ts) percentile_cont spent 1.15 s sorting; this query 0.4 s.
+    db.pool.query<LatenessBucket>(
+      `SELECT (extract(epoch FROM late) * 1000)::float8 AS "lateMs", runs
+         FROM (SELECT "startedAt" - "scheduledAt" AS late, count(*)::int AS runs
                  FROM runs
-                WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3 AND source <> 'test') AS late`,
+                WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3 AND source <> 'test'
+                GROUP BY 1) AS histogram
+        ORDER BY 1`,
       [accountId, range.from, range.to],
     ),
     db.pool.query<{
@@ -115,8 +154,7 @@ export async function getDashboardStats(
   const { jobs, endpoints, paused } = inventory.rows[0]!;
   const successfulRuns = days.rows.reduce((sum, day) => sum + day.success, 0);
   const failedRuns = days.rows.reduce((sum, day) => sum + day.failed, 0);
-  const late = lateness.rows[0]!;
-  const [p50 = 0, p95 = 0, p99 = 0] = late.percentiles ?? [];
+  const late = latenessFromHistogram(lateness.rows);
   return {
     totals: {
       jobs,
@@ -130,13 +168,7 @@ export async function getDashboardStats(
     successRate: percentOf(successfulRuns, successfulRuns + failedRuns),
     runsOverTime: days.rows,
     runsBySource: Object.fromEntries(sources.rows.map((row) => [row.source, row.runs])),
-    lateness: {
-      runs: late.runs,
-      p50Ms: Math.round(p50),
-      p95Ms: Math.round(p95),
-      p99Ms: Math.round(p99),
-      maxMs: Math.round(late.max_ms ?? 0),
-    },
+    lateness: late,
     failingEndpoints: failing.rows,
     ai: ai.rows[0]!,
   };
