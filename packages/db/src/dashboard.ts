@@ -39,6 +39,7 @@ export interface DashboardStats {
 }
 
 const FAILING_ENDPOINTS_LIMIT = 10;
+const DAY_MS = 86_400_000;
 
 /** How many runs started `lateMs` after their planned time. */
 export interface LatenessBucket {
@@ -82,7 +83,7 @@ export async function getDashboardStats(
   range: DashboardRange,
   now: Date,
 ): Promise<DashboardStats> {
-  const [inventory, days, sources, lateness, failing, ai] = await Promise.all([
+  const [inventory, daysAndSources, lateness, failing, ai] = await Promise.all([
     db.pool.query<{ jobs: number; endpoints: number; paused: number }>(
       `SELECT (SELECT count(*)::int FROM jobs WHERE "accountId" = $1 AND status <> 'archived') AS jobs,
               count(*)::int AS endpoints,
@@ -91,29 +92,15 @@ export async function getDashboardStats(
         WHERE e."accountId" = $1 AND e."archivedAt" IS NULL`,
       [accountId, now],
     ),
-    db.pool.query<{ date: string; success: number; failed: number }>(
-      `WITH per_day AS (
-         SELECT ("startedAt" AT TIME ZONE 'UTC')::date AS day,
-                (count(*) FILTER (WHERE status = 'success'))::int AS success,
-                (count(*) FILTER (WHERE status = 'failed'))::int AS failed
-           FROM runs
-          WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3
-          GROUP BY 1)
-       SELECT to_char(series.day, 'YYYY-MM-DD') AS date,
-              coalesce(per_day.success, 0) AS success,
-              coalesce(per_day.failed, 0) AS failed
-         FROM generate_series(($2::timestamptz AT TIME ZONE 'UTC')::date::timestamp,
-                              (($3::timestamptz AT TIME ZONE 'UTC')::date - 1)::timestamp,
-                              interval '1 day') AS series(day)
-         LEFT JOIN per_day ON per_day.day = series.day::date
-        ORDER BY series.day`,
-      [accountId, range.from, range.to],
-    ),
-    db.pool.query<{ source: string; runs: number }>(
-      `SELECT source, count(*)::int AS runs
+    // Per day and per source in one pass over the range's runs (was two: a second scan of 300,000
+    // runs for the sources alone); the days without runs are filled in below.
+    db.pool.query<{ date: string; source: string; success: number; failed: number }>(
+      `SELECT to_char(("startedAt" AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS date, source,
+              (count(*) FILTER (WHERE status = 'success'))::int AS success,
+              (count(*) FILTER (WHERE status = 'failed'))::int AS failed
          FROM runs
         WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3
-        GROUP BY source`,
+        GROUP BY ("startedAt" AT TIME ZONE 'UTC')::date, source`,
       [accountId, range.from, range.to],
     ),
     // A histogram, not percentile_cont: timestamps are whole milliseconds, so lateness takes a few
@@ -152,8 +139,23 @@ export async function getDashboardStats(
   ]);
 
   const { jobs, endpoints, paused } = inventory.rows[0]!;
-  const successfulRuns = days.rows.reduce((sum, day) => sum + day.success, 0);
-  const failedRuns = days.rows.reduce((sum, day) => sum + day.failed, 0);
+  const runsOverTime = new Map<string, { date: string; success: number; failed: number }>();
+  for (let dayMs = range.from.getTime(); dayMs < range.to.getTime(); dayMs += DAY_MS) {
+    const date = new Date(dayMs).toISOString().slice(0, 10);
+    runsOverTime.set(date, { date, success: 0, failed: 0 });
+  }
+  const runsBySource: Record<string, number> = {};
+  for (const row of daysAndSources.rows) {
+    const day = runsOverTime.get(row.date);
+    if (day) {
+      day.success += row.success;
+      day.failed += row.failed;
+    }
+    runsBySource[row.source] = (runsBySource[row.source] ?? 0) + row.success + row.failed;
+  }
+  const days = [...runsOverTime.values()];
+  const successfulRuns = days.reduce((sum, day) => sum + day.success, 0);
+  const failedRuns = days.reduce((sum, day) => sum + day.failed, 0);
   const late = latenessFromHistogram(lateness.rows);
   return {
     totals: {
@@ -166,8 +168,8 @@ export async function getDashboardStats(
       failedRuns,
     },
     successRate: percentOf(successfulRuns, successfulRuns + failedRuns),
-    runsOverTime: days.rows,
-    runsBySource: Object.fromEntries(sources.rows.map((row) => [row.source, row.runs])),
+    runsOverTime: days,
+    runsBySource,
     lateness: late,
     failingEndpoints: failing.rows,
     ai: ai.rows[0]!,
