@@ -1769,6 +1769,8 @@ export interface operations {
                 headers: {
                     /** @description Jobs matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2241,6 +2243,8 @@ export interface operations {
                 headers: {
                     /** @description Endpoints matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3042,6 +3046,8 @@ export interface operations {
                 headers: {
                     /** @description Runs matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4286,6 +4292,8 @@ export interface operations {
                 headers: {
                     /** @description Events matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4350,6 +4358,10 @@ export interface operations {
             /** @description A page of sessions */
             200: {
                 headers: {
+                    /** @description Sessions of the endpoint (the same as total) */
+                    "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4493,8 @@ export interface operations {
                 headers: {
                     /** @description Accounts in total */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
