@@ -96,7 +96,7 @@ async function callEndpoint(
 ): Promise<HttpOutcome> {
   // Decrypted per execution: a rotated key signs the very next request (no cache to go stale).
   // A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
-  let signingKey: string | null = null;
+  let signingKey: string | null;
   try {
     signingKey = target.encryptedSigningKey ? decryptSecret(target.encryptedSigningKey, deps.masterKey) : null;
   } catch {
