@@ -273,6 +273,7 @@ beforeAll(async () => {
   metrics.plannerFailures.inc({ reason: 'unreachable' });
   metrics.reconcileRepairs.inc({ kind: 'restored' }, 3);
   metrics.reconcileRepairs.inc({ kind: 'recomputed' }, 1);
+  metrics.sweepItemFailures.inc({ sweep: 'reconcile' });
 
   const response = await fetch(`http://127.0.0.1:${server.port}/metrics`);
   expect(response.status).toBe(200);
