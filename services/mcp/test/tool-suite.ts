@@ -125,9 +125,10 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   expect(listed).toMatchObject({ total: 1, hasMore: false });
   expect(listed.endpoints[0].id).toBe(endpoint.id);
   expect(await call('getEndpoint', { id: endpoint.id })).toMatchObject({ id: endpoint.id, status: 'active' });
-  expect(await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000 })).toMatchObject({
+  expect(await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000, jitterMs: 60_000 })).toMatchObject({
     id: endpoint.id,
     timeoutMs: 5000,
+    jitterMs: 60_000,
   });
   // An API refusal keeps the API's code and the field it names.
   const refused = await callFailing('updateEndpoint', {

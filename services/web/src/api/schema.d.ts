@@ -881,6 +881,11 @@ export interface components {
             minIntervalMs?: number | null;
             /** @description Ceiling on the interval between runs */
             maxIntervalMs?: number | null;
+            /**
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and, with baselineIntervalMs, at most half of it
+             * @example 0
+             */
+            jitterMs?: number;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
@@ -931,6 +936,11 @@ export interface components {
             minIntervalMs?: number | null;
             /** @description Ceiling on the interval between runs */
             maxIntervalMs?: number | null;
+            /**
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and, with baselineIntervalMs, at most half of it
+             * @example 0
+             */
+            jitterMs?: number;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
@@ -1089,6 +1099,8 @@ export interface components {
             timezone: string;
             minIntervalMs: number | null;
             maxIntervalMs: number | null;
+            /** @description Runs move later by up to this many ms (fixed per run id); 0: exact */
+            jitterMs: number;
             timeoutMs: number;
             maxResponseSizeKb: number;
             /** @description Request headers; values of sensitive headers are masked as ******** */
