@@ -3,7 +3,7 @@
  *
  * The native schema engine cannot be downloaded on our build machines, so the CLI runs
  * Prisma 6.19.3's bundled WASM schema engine through @prisma/adapter-pg (`engine: 'js'`).
- * That path has four known defects, each worked around here:
+ * That path has four known defects, each worked around here (see docs/stack.md; Prisma 7 has no such path):
  *  1. the engine reads pg_catalog columns of type `name` (oid 19) and `"char"` (oid 18), which
  *     adapter-pg cannot deserialize: we present them as text (oid 25);
  *  2. pg lets `connectionString` override `database`, so the shadow database would silently be

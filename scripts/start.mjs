@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 /**
  * `pnpm start`: applies pending migrations (creating the database if missing), then runs every
- * service that exists as its own process — as in production, where each is a separate pool.
- * One service exiting stops the others (the supervisor, e.g. Kubernetes, restarts the whole).
+ * service that exists as its own process — as in production, where each is a separate pool — under
+ * the supervisor (scripts/supervisor.mjs): a service that exits unexpectedly is restarted with a
+ * backoff (1 s doubling to 30 s); one that crashes 5 times in 2 minutes stops the whole (exit 1).
+ * SIGINT / SIGTERM stop every service gracefully (a second signal kills them at once).
+ *
+ * KAIROS_START_FROM_SOURCE=true runs services/<s>/src/main.ts through tsx instead of the built
+ * dist/main.js, so a fresh clone (tests, CI) needs no build.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { superviseServices } from './supervisor.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICES = ['api', 'scheduler', 'executor', 'planner'];
+const fromSource = process.env.KAIROS_START_FROM_SOURCE === 'true';
 
 const env = {
   ...process.env,
@@ -27,39 +34,22 @@ if (migrate.status !== 0) {
   process.exit(1);
 }
 
-const children = new Map();
-let stopping = false;
-
-function stopAll(code) {
-  if (stopping) return;
-  stopping = true;
-  for (const child of children.values()) child.kill('SIGTERM');
-  const deadline = setTimeout(() => {
-    for (const child of children.values()) child.kill('SIGKILL');
-  }, 15_000);
-  deadline.unref();
-  const waitAll = setInterval(() => {
-    if (children.size === 0) {
-      clearInterval(waitAll);
-      process.exit(code);
-    }
-  }, 50);
-}
-
-for (const service of SERVICES) {
+function commandOf(service) {
+  if (fromSource) {
+    const entry = join(root, 'services', service, 'src/main.ts');
+    const args = ['--enable-source-maps', '--conditions=source', '--import', 'tsx', entry];
+    return existsSync(entry) ? { name: service, command: process.execPath, args } : undefined;
+  }
   const entry = join(root, 'services', service, 'dist/main.js');
-  if (!existsSync(entry)) continue;
-  const child = spawn(process.execPath, ['--enable-source-maps', entry], { env, stdio: 'inherit' });
-  children.set(service, child);
-  child.on('exit', (code, signal) => {
-    children.delete(service);
-    if (!stopping) {
-      console.error(`kairos: ${service} exited (${signal ?? code}); stopping the others`);
-      stopAll(code || 1);
-    }
-  });
+  return existsSync(entry)
+    ? { name: service, command: process.execPath, args: ['--enable-source-maps', entry] }
+    : undefined;
 }
-console.error(`kairos: started ${[...children.keys()].join(', ')}`);
 
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
+const services = SERVICES.map(commandOf).filter(Boolean);
+// tsx resolves from the working directory: run the services from the repository root.
+const supervisor = superviseServices({ services, env, cwd: root });
+
+process.on('SIGINT', () => supervisor.stop(0));
+process.on('SIGTERM', () => supervisor.stop(0));
+process.exit(await supervisor.exited);

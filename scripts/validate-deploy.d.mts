@@ -17,4 +17,6 @@ export function checkComposeConfig(resolved: Manifest, composeText: string, envE
 export function resolveCompose(root?: string): Manifest;
 export function checkCompose(root?: string): string[];
 export function parseDockerfile(text: string): DockerStage[];
+/** The pinned pnpm (package.json packageManager) as `pnpm@<version>`. */
+export function rootPackageManager(root?: string): string | undefined;
 export function checkDockerfile(text: string, options?: { root?: string; packageManager?: string }): string[];

@@ -455,6 +455,15 @@ export function checkComposeConfig(resolved, composeText, envExampleText) {
   for (const name of ['postgres', 'redis', ...SERVICES]) {
     if (services[name] && !services[name].healthcheck?.test) problems.push(`compose: ${name} has no healthcheck`);
   }
+  // Long-running containers come back after a crash (issue #12); the one-shot migration must not loop.
+  for (const name of ['postgres', 'redis', ...SERVICES]) {
+    if (services[name] && !['unless-stopped', 'always'].includes(services[name].restart)) {
+      problems.push(`compose: ${name} must have restart: unless-stopped`);
+    }
+  }
+  if (services.migrate && !['no', undefined].includes(services.migrate.restart)) {
+    problems.push('compose: migrate must not restart (restart: "no")');
+  }
   if (services.migrate?.depends_on?.postgres?.condition !== 'service_healthy') {
     problems.push('compose: migrate must wait for postgres (service_healthy)');
   }
@@ -573,14 +582,20 @@ function effective(stages, target, op) {
   return found.at(-1)?.args;
 }
 
+/** The pnpm the workspace pins (package.json packageManager) as `pnpm@<version>`. */
+export function rootPackageManager(root = ROOT) {
+  return JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager;
+}
+
 export function checkDockerfile(text, { root = ROOT, packageManager } = {}) {
   const problems = [];
   const stages = parseDockerfile(text);
   const baseImage = stages[0]?.from;
-  if (baseImage !== 'node:20-slim')
-    problems.push(`Dockerfile: first stage must build FROM node:20-slim (is ${baseImage})`);
+  const nodeMajor = readFileSync(join(root, '.nvmrc'), 'utf8').trim().split('.')[0];
+  if (baseImage !== `node:${nodeMajor}-slim`)
+    problems.push(`Dockerfile: first stage must build FROM node:${nodeMajor}-slim (.nvmrc; is ${baseImage})`);
   const everything = stages.flatMap((stage) => stage.instructions.map((instruction) => instruction.args)).join('\n');
-  const pnpmVersion = packageManager?.replace(/^pnpm@/, '');
+  const pnpmVersion = packageManager?.replace(/^pnpm@/, ''); // `pnpm@<version>`
   if (pnpmVersion && !everything.includes(`pnpm@${pnpmVersion}`)) {
     problems.push(`Dockerfile: must install pnpm@${pnpmVersion} (package.json packageManager)`);
   }
@@ -659,7 +674,7 @@ async function main() {
       sections.push({ name, problems: [error.message] });
     }
   };
-  const packageManager = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).packageManager;
+  const packageManager = rootPackageManager(ROOT);
   attempt('deploy/Dockerfile', () =>
     checkDockerfile(readFileSync(join(ROOT, 'deploy/Dockerfile'), 'utf8'), { packageManager }),
   );

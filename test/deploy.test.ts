@@ -14,11 +14,12 @@ import {
   parseDockerfile,
   renderKustomization,
   resolveCompose,
+  rootPackageManager,
   type Manifest,
 } from '../scripts/validate-deploy.mjs';
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-const packageManager = JSON.parse(read('package.json')).packageManager as string;
+const packageManager = rootPackageManager(ROOT)!;
 const clone = <T>(value: T): T => structuredClone(value);
 
 describe('deploy/Dockerfile', () => {
@@ -29,7 +30,7 @@ describe('deploy/Dockerfile', () => {
     const stages = parseDockerfile(dockerfile);
     const names = stages.map((stage) => stage.name);
     for (const target of ['api', 'scheduler', 'executor', 'planner', 'migrate']) expect(names).toContain(target);
-    expect(stages[0]!.from).toBe('node:20-slim');
+    expect(stages[0]!.from).toBe(`node:${read('.nvmrc').trim().split('.')[0]}-slim`);
     const runtime = stages.find((stage) => stage.name === 'runtime')!;
     expect(runtime.instructions).toContainEqual({ op: 'USER', args: 'node' });
   });
@@ -55,7 +56,7 @@ describe('deploy/Dockerfile', () => {
       (text: string) => text.replace('services/scheduler/dist/main.js', 'services/scheduler/dist/index.js'),
       'target scheduler CMD',
     ],
-    ['another pnpm', (text: string) => text.replace('pnpm@10.34.8', 'pnpm@9.0.0'), 'must install pnpm@10.34.8'],
+    ['another pnpm', (text: string) => text.replace(packageManager, 'pnpm@9.0.0'), `must install ${packageManager}`],
     [
       'no frozen lockfile',
       (text: string) => text.replace('pnpm install --frozen-lockfile', 'pnpm install'),
@@ -107,6 +108,16 @@ describe('docker-compose.yml', () => {
       'a service without healthcheck',
       (c: Manifest) => delete c.services.scheduler.healthcheck,
       'scheduler has no healthcheck',
+    ],
+    [
+      'a service that is not restarted after a crash',
+      (c: Manifest) => delete c.services.executor.restart,
+      'executor must have restart: unless-stopped',
+    ],
+    [
+      'a migration that restarts',
+      (c: Manifest) => (c.services.migrate.restart = 'on-failure'),
+      'migrate must not restart',
     ],
     [
       'a short executor stop grace',

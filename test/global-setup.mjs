@@ -13,7 +13,7 @@ export default async function globalSetup() {
   try {
     await admin.connect();
   } catch (error) {
-    throw new Error(`PostgreSQL is unreachable at ${ADMIN_DATABASE_URL}: ${error.message}`);
+    throw new Error(`PostgreSQL is unreachable at ${ADMIN_DATABASE_URL}: ${error.message}`, { cause: error });
   }
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   try {
@@ -24,7 +24,7 @@ export default async function globalSetup() {
     await redis.config('SET', 'hz', '100');
   } catch (error) {
     await admin.end();
-    throw new Error(`Redis is unreachable at ${REDIS_URL}: ${error.message}`);
+    throw new Error(`Redis is unreachable at ${REDIS_URL}: ${error.message}`, { cause: error });
   } finally {
     redis.disconnect();
   }

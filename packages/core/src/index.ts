@@ -7,3 +7,4 @@ export * from './schedule/index.js';
 export * from './signing/index.js';
 export * from './tiers.js';
 export * from './planner/index.js';
+export * from './storable.js';

@@ -9,7 +9,7 @@
  * recorded with createdAt = that start time, so "claimed but no session yet" means in progress
  * (core/planner/when-to-analyse.ts).
  */
-import { notFound, type AnalysisSessionStatus, type RunSummary } from '@kairos/core';
+import { notFound, toStorableJson, toStorableText, type AnalysisSessionStatus, type RunSummary } from '@kairos/core';
 import type { Database } from './client.js';
 import type { AnalysisSession, Endpoint, Job, Prisma, Run, Tier } from './generated/prisma/client.js';
 
@@ -241,6 +241,8 @@ export interface NewAnalysisSession {
   errorMessage: string | null;
 }
 
+const storableOrNull = (text: string | null) => (text === null ? null : toStorableText(text));
+
 /**
  * Records a session, sets the endpoint's nextAnalysisAt (only while the claim is still this
  * analysis's) and adds its tokens to the account's budget period starting `periodStartedAt` (a
@@ -252,6 +254,18 @@ export async function recordAnalysisSession(
   periodStartedAt: Date,
 ): Promise<void> {
   const tokens = session.inputTokens + session.outputTokens;
+  // Model text, tool names and tool input are outside data: one U+0000 or lone surrogate (a body cut
+  // at 500 characters can split a surrogate pair) would fail this write, so they are made storable
+  // (issue #12). Tool input nested past JSON_MAX_DEPTH is dropped (params null); the rest is kept.
+  const actionsApplied = session.actionsApplied.map(
+    (action) =>
+      (toStorableJson(action)?.value ?? {
+        tool: toStorableText(action.tool),
+        params: null,
+        result: toStorableText(action.result),
+        applied: action.applied,
+      }) as object,
+  );
   await db.prisma.$transaction(async (tx) => {
     await tx.analysisSession.create({
       data: {
@@ -260,19 +274,19 @@ export async function recordAnalysisSession(
         endpointId: session.endpointId,
         status: session.status,
         shadow: session.shadow,
-        trigger: session.trigger,
-        model: session.model,
-        reasoning: session.reasoning,
-        toolsCalled: session.toolsCalled,
-        actionsApplied: session.actionsApplied as unknown as Prisma.InputJsonValue,
+        trigger: toStorableText(session.trigger),
+        model: storableOrNull(session.model),
+        reasoning: storableOrNull(session.reasoning),
+        toolsCalled: session.toolsCalled.map(toStorableText),
+        actionsApplied: actionsApplied as Prisma.InputJsonValue,
         tokenUsage: tokens,
         inputTokens: session.inputTokens,
         outputTokens: session.outputTokens,
         durationMs: session.durationMs,
         nextAnalysisAt: session.nextAnalysisAt,
         endpointFailureCount: session.endpointFailureCount,
-        confidence: session.confidence,
-        errorMessage: session.errorMessage,
+        confidence: storableOrNull(session.confidence),
+        errorMessage: storableOrNull(session.errorMessage),
         createdAt: session.startedAt,
       },
     });

@@ -39,6 +39,43 @@ export interface DashboardStats {
 }
 
 const FAILING_ENDPOINTS_LIMIT = 10;
+const DAY_MS = 86_400_000;
+
+/** How many runs started `lateMs` after their planned time. */
+export interface LatenessBucket {
+  lateMs: number;
+  runs: number;
+}
+
+/**
+ * Count, p50 / p95 / p99 (PostgreSQL's percentile_cont: linear interpolation between the ranks
+ * around p × (n − 1)) and max of lateness, rounded to whole ms, from buckets sorted by lateMs.
+ */
+export function latenessFromHistogram(buckets: LatenessBucket[]): DashboardStats['lateness'] {
+  const runs = buckets.reduce((sum, bucket) => sum + bucket.runs, 0);
+  if (runs === 0) return { runs: 0, p50Ms: 0, p95Ms: 0, p99Ms: 0, maxMs: 0 };
+  /** The value at 0-based rank k of the sorted runs. */
+  const valueAt = (rank: number): number => {
+    let seen = 0;
+    for (const bucket of buckets) {
+      seen += bucket.runs;
+      if (rank < seen) return bucket.lateMs;
+    }
+    return buckets[buckets.length - 1]!.lateMs;
+  };
+  const percentile = (p: number): number => {
+    const position = p * (runs - 1);
+    const below = valueAt(Math.floor(position));
+    return Math.round(below + (position - Math.floor(position)) * (valueAt(Math.ceil(position)) - below));
+  };
+  return {
+    runs,
+    p50Ms: percentile(0.5),
+    p95Ms: percentile(0.95),
+    p99Ms: percentile(0.99),
+    maxMs: Math.round(buckets[buckets.length - 1]!.lateMs),
+  };
+}
 
 export async function getDashboardStats(
   db: Database,
@@ -46,7 +83,7 @@ export async function getDashboardStats(
   range: DashboardRange,
   now: Date,
 ): Promise<DashboardStats> {
-  const [inventory, days, sources, lateness, failing, ai] = await Promise.all([
+  const [inventory, daysAndSources, lateness, failing, ai] = await Promise.all([
     db.pool.query<{ jobs: number; endpoints: number; paused: number }>(
       `SELECT (SELECT count(*)::int FROM jobs WHERE "accountId" = $1 AND status <> 'archived') AS jobs,
               count(*)::int AS endpoints,
@@ -55,38 +92,27 @@ export async function getDashboardStats(
         WHERE e."accountId" = $1 AND e."archivedAt" IS NULL`,
       [accountId, now],
     ),
-    db.pool.query<{ date: string; success: number; failed: number }>(
-      `WITH per_day AS (
-         SELECT ("startedAt" AT TIME ZONE 'UTC')::date AS day,
-                (count(*) FILTER (WHERE status = 'success'))::int AS success,
-                (count(*) FILTER (WHERE status = 'failed'))::int AS failed
-           FROM runs
-          WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3
-          GROUP BY 1)
-       SELECT to_char(series.day, 'YYYY-MM-DD') AS date,
-              coalesce(per_day.success, 0) AS success,
-              coalesce(per_day.failed, 0) AS failed
-         FROM generate_series(($2::timestamptz AT TIME ZONE 'UTC')::date::timestamp,
-                              (($3::timestamptz AT TIME ZONE 'UTC')::date - 1)::timestamp,
-                              interval '1 day') AS series(day)
-         LEFT JOIN per_day ON per_day.day = series.day::date
-        ORDER BY series.day`,
-      [accountId, range.from, range.to],
-    ),
-    db.pool.query<{ source: string; runs: number }>(
-      `SELECT source, count(*)::int AS runs
+    // Per day and per source in one pass over the range's runs (was two: a second scan of 300,000
+    // runs for the sources alone); the days without runs are filled in below.
+    db.pool.query<{ date: string; source: string; success: number; failed: number }>(
+      `SELECT to_char(("startedAt" AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS date, source,
+              (count(*) FILTER (WHERE status = 'success'))::int AS success,
+              (count(*) FILTER (WHERE status = 'failed'))::int AS failed
          FROM runs
         WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3
-        GROUP BY source`,
+        GROUP BY ("startedAt" AT TIME ZONE 'UTC')::date, source`,
       [accountId, range.from, range.to],
     ),
-    db.pool.query<{ runs: number; percentiles: number[] | null; max_ms: number | null }>(
-      `SELECT count(*)::int AS runs,
-              percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY late_ms) AS percentiles,
-              max(late_ms)::float8 AS max_ms
-         FROM (SELECT (extract(epoch FROM "startedAt" - "scheduledAt") * 1000)::float8 AS late_ms
+    // A histogram, not percentile_cont: timestamps are whole milliseconds, so lateness takes a few
+    // thousand distinct values at most and a hash aggregate replaces sorting every run. At 300,000
+    // runs in range (bench/dashboard.ts) percentile_cont spent 1.15 s sorting; this query 0.4 s.
+    db.pool.query<LatenessBucket>(
+      `SELECT (extract(epoch FROM late) * 1000)::float8 AS "lateMs", runs
+         FROM (SELECT "startedAt" - "scheduledAt" AS late, count(*)::int AS runs
                  FROM runs
-                WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3 AND source <> 'test') AS late`,
+                WHERE "accountId" = $1 AND "startedAt" >= $2 AND "startedAt" < $3 AND source <> 'test'
+                GROUP BY 1) AS histogram
+        ORDER BY 1`,
       [accountId, range.from, range.to],
     ),
     db.pool.query<{
@@ -113,10 +139,24 @@ export async function getDashboardStats(
   ]);
 
   const { jobs, endpoints, paused } = inventory.rows[0]!;
-  const successfulRuns = days.rows.reduce((sum, day) => sum + day.success, 0);
-  const failedRuns = days.rows.reduce((sum, day) => sum + day.failed, 0);
-  const late = lateness.rows[0]!;
-  const [p50 = 0, p95 = 0, p99 = 0] = late.percentiles ?? [];
+  const runsOverTime = new Map<string, { date: string; success: number; failed: number }>();
+  for (let dayMs = range.from.getTime(); dayMs < range.to.getTime(); dayMs += DAY_MS) {
+    const date = new Date(dayMs).toISOString().slice(0, 10);
+    runsOverTime.set(date, { date, success: 0, failed: 0 });
+  }
+  const runsBySource: Record<string, number> = {};
+  for (const row of daysAndSources.rows) {
+    const day = runsOverTime.get(row.date);
+    if (day) {
+      day.success += row.success;
+      day.failed += row.failed;
+    }
+    runsBySource[row.source] = (runsBySource[row.source] ?? 0) + row.success + row.failed;
+  }
+  const days = [...runsOverTime.values()];
+  const successfulRuns = days.reduce((sum, day) => sum + day.success, 0);
+  const failedRuns = days.reduce((sum, day) => sum + day.failed, 0);
+  const late = latenessFromHistogram(lateness.rows);
   return {
     totals: {
       jobs,
@@ -128,15 +168,9 @@ export async function getDashboardStats(
       failedRuns,
     },
     successRate: percentOf(successfulRuns, successfulRuns + failedRuns),
-    runsOverTime: days.rows,
-    runsBySource: Object.fromEntries(sources.rows.map((row) => [row.source, row.runs])),
-    lateness: {
-      runs: late.runs,
-      p50Ms: Math.round(p50),
-      p95Ms: Math.round(p95),
-      p99Ms: Math.round(p99),
-      maxMs: Math.round(late.max_ms ?? 0),
-    },
+    runsOverTime: days,
+    runsBySource,
+    lateness: late,
     failingEndpoints: failing.rows,
     ai: ai.rows[0]!,
   };

@@ -81,6 +81,7 @@ export interface RunOutcome {
   responseBody: unknown;
   responseFormat: string | null;
   responseTruncated: boolean;
+  responseBodyAltered: boolean;
   responseSizeBytes: number | null;
   errorKind: string | null;
   errorMessage: string | null;
@@ -92,17 +93,17 @@ const RUNS_FROM_JSON = `
   SELECT * FROM json_to_recordset($1::json) AS r(
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" timestamptz,
     "startedAt" timestamptz, "completedAt" timestamptz, "durationMs" int, "statusCode" int, "responseBody" jsonb,
-    "responseFormat" text, "responseTruncated" boolean, "responseSizeBytes" int, "errorKind" text,
+    "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
     "errorMessage" text, attempt int)`;
 
 /** Inserts the rows of `input` (RUNS_FROM_JSON); a run id already recorded is left alone. */
 const INSERT_RUNS_FROM_INPUT = `
   INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
                     "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                    "responseSizeBytes", "errorKind", "errorMessage", attempt)
+                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt)
   SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-         "responseSizeBytes", "errorKind", "errorMessage", attempt
+         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt
     FROM input
   ON CONFLICT (id) DO NOTHING
   RETURNING id`;

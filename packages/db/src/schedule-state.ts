@@ -124,6 +124,16 @@ export async function listPendingExecutions(
 }
 
 /**
+ * Which of these planned run ids are already recorded: their endpoint's recompute after the run
+ * was lost, so the reconcile sweep recomputes them instead of re-adding (and re-calling) that run.
+ */
+export async function listRecordedRunIds(db: Database, runIds: string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set();
+  const { rows } = await db.pool.query<{ id: string }>(`SELECT id FROM runs WHERE id = ANY($1::uuid[])`, [runIds]);
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
  * Locks the given endpoints (skipping rows a recompute holds right now) and returns those whose
  * version is still the one the caller saw; the caller re-adds their jobs before `done` commits.
  */
@@ -154,21 +164,24 @@ export async function withLockedPendingExecutions<T>(
 /**
  * Endpoints whose stored schedule disagrees with their state: a change left dirty for longer than
  * `graceMs` (its notification was lost), an active endpoint with nothing scheduled, or a stopped one
- * (archived, job paused/archived) that still has a pending execution.
+ * (archived, job paused/archived) that still has a pending execution. `excludeIds`: rows this sweep
+ * already failed to recompute (they still disagree; listing them again would loop).
  */
 export async function listEndpointsNeedingRecompute(
   db: Database,
   now: Date,
   graceMs: number,
   limit: number,
+  excludeIds: string[] = [],
 ): Promise<string[]> {
   const { rows } = await db.pool.query<{ id: string }>(
     `SELECT e.id FROM endpoints e JOIN jobs j ON j.id = e."jobId"
-      WHERE (e."scheduleDirtyAt" IS NOT NULL AND e."scheduleDirtyAt" < $1)
+      WHERE ((e."scheduleDirtyAt" IS NOT NULL AND e."scheduleDirtyAt" < $1)
          OR (e."archivedAt" IS NULL AND j.status = 'active' AND e."nextRunAt" IS NULL)
-         OR ((e."archivedAt" IS NOT NULL OR j.status <> 'active') AND e."nextRunAt" IS NOT NULL)
+         OR ((e."archivedAt" IS NOT NULL OR j.status <> 'active') AND e."nextRunAt" IS NOT NULL))
+        AND e.id <> ALL($3::uuid[])
       LIMIT $2`,
-    [new Date(now.getTime() - graceMs), limit],
+    [new Date(now.getTime() - graceMs), limit, excludeIds],
   );
   return rows.map((row) => row.id);
 }

@@ -96,19 +96,50 @@ export const idArg = (what: string) =>
     .max(100)
     .meta({ description: `The ${what}'s id` });
 
-/** A list page as structured content: the items under `key`, the total and whether more follow. */
+/**
+ * Said by every list tool's description: how an agent reaches every item (the API's lists answer at
+ * most 1000 items a call; an account may have 100,000 endpoints).
+ */
+export const PAGING_NOTE =
+  'Paged: limit (at most 1000) and offset; the result gives total, hasMore and nextOffset. To read every ' +
+  'item, call again with offset = nextOffset (same other arguments) until hasMore is false.';
+
+const pagingFields = {
+  total: z.number().int().meta({ description: 'Items matching the filter, over all pages' }),
+  hasMore: z.boolean().meta({ description: 'More items follow this page (call again with offset = nextOffset)' }),
+  nextOffset: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The offset of the next page; null when this page is the last' }),
+};
+
+/** A list page as structured content: the items under `key`, the total and where the next page starts. */
 export const pageOutput = <K extends string, T extends z.ZodType>(key: K, item: T) =>
-  z.object({
-    ...({ [key]: z.array(item) } as Record<K, z.ZodArray<T>>),
-    total: z.number().int().meta({ description: 'Items matching the filter, over all pages' }),
-    hasMore: z.boolean().meta({ description: 'More items follow this page (raise offset)' }),
-  });
+  z.object({ ...({ [key]: z.array(item) } as Record<K, z.ZodArray<T>>), ...pagingFields });
+
+/** An API page object (e.g. the analysis sessions' { sessions, total, hasMore }) with nextOffset added. */
+export const withNextOffsetOutput = <Shape extends z.ZodRawShape>(page: z.ZodObject<Shape>) =>
+  z.object({ ...page.shape, nextOffset: pagingFields.nextOffset });
+
+export interface PageInfo {
+  total: number;
+  hasMore: boolean;
+  nextOffset: number | null;
+}
+
+export const pageInfo = (itemCount: number, total: number, offset = 0): PageInfo => {
+  const hasMore = offset + itemCount < total;
+  return { total, hasMore, nextOffset: hasMore ? offset + itemCount : null };
+};
 
 export const toPage = <K extends string, T>(key: K, items: T[], total: number, offset = 0) =>
-  ({ [key]: items, total, hasMore: offset + items.length < total }) as Record<K, T[]> & {
-    total: number;
-    hasMore: boolean;
-  };
+  ({ [key]: items, ...pageInfo(items.length, total, offset) }) as Record<K, T[]> & PageInfo;
+
+/** The summary line of a page: "100 of 100000 jobs; more: call again with offset 100." */
+export const describePage = (what: string, shown: number, page: PageInfo): string =>
+  `${shown} of ${page.total} ${what}` +
+  (page.nextOffset !== null ? `; more: call again with offset ${page.nextOffset}.` : '.');
 
 /** A record schema as a tool output: a plain object at the root (MCP requires type: object there). */
 export const asOutput = <Shape extends z.ZodRawShape>(record: z.ZodObject<Shape>) => z.object(record.shape);

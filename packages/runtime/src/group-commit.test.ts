@@ -1,4 +1,5 @@
 import { GroupCommit } from './group-commit.js';
+import { ItemFailure, isItemFailure } from './item-failure.js';
 
 interface RecomputeRequest {
   endpointId: string;
@@ -97,5 +98,69 @@ describe('GroupCommit', () => {
     await tick();
     batches[1]!.finish();
     await expect(next).resolves.toBe(0);
+  });
+
+  it('splits a batch that one item fails until only that item fails; the others are written', async () => {
+    const flushed: string[][] = [];
+    // A flush that writes all or nothing and refuses any batch holding the poison item.
+    const flush = async (requests: RecomputeRequest[]) => {
+      flushed.push(requests.map((request) => request.endpointId));
+      if (requests.some((request) => request.endpointId === 'poison')) throw new ItemFailure('bad cron', null);
+      return requests.map((request) => request.endpointId.toUpperCase());
+    };
+    const batcher = new GroupCommit(flush, { ...recomputeOptions, maxBatch: 10, maxParallel: 1, isItemFailure });
+    const ids = ['a', 'b', 'c', 'poison', 'd', 'e', 'f'];
+    const results = await Promise.allSettled(ids.map((endpointId) => batcher.submit({ endpointId })));
+    expect(results.map((result) => (result.status === 'fulfilled' ? result.value : 'rejected'))).toEqual([
+      'A',
+      'B',
+      'C',
+      'rejected',
+      'D',
+      'E',
+      'F',
+    ]);
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(ItemFailure);
+    // Halves in turn: [a..f] → [a,b,c,poison] → [a,b] ok, [c,poison] → [c] ok, [poison] fails; [d,e,f] ok.
+    expect(flushed).toEqual([
+      ids,
+      ['a', 'b', 'c', 'poison'],
+      ['a', 'b'],
+      ['c', 'poison'],
+      ['c'],
+      ['poison'],
+      ['d', 'e', 'f'],
+    ]);
+  });
+
+  it('rejects the whole batch without splitting when the failure is not one item (an outage)', async () => {
+    let flushes = 0;
+    const outage = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      severity: 'FATAL',
+    });
+    const batcher = new GroupCommit(
+      async () => {
+        flushes += 1;
+        throw outage;
+      },
+      { ...recomputeOptions, maxBatch: 10, maxParallel: 1, isItemFailure },
+    );
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((endpointId) => batcher.submit({ endpointId })));
+    expect(results.every((result) => result.status === 'rejected' && result.reason === outage)).toBe(true);
+    expect(flushes).toBe(1);
+  });
+
+  it('tells item failures from outages', () => {
+    const fromServer = (code: string) => Object.assign(new Error(code), { code, severity: 'ERROR' });
+    expect(isItemFailure(fromServer('22P05'))).toBe(true); // U+0000 in jsonb
+    expect(isItemFailure(fromServer('23503'))).toBe(true); // a foreign key
+    expect(isItemFailure(new ItemFailure('bad time zone', new RangeError('Invalid time zone')))).toBe(true);
+    expect(isItemFailure(fromServer('08006'))).toBe(false); // connection failure
+    expect(isItemFailure(fromServer('57P03'))).toBe(false); // cannot connect now
+    expect(isItemFailure(fromServer('53300'))).toBe(false); // too many connections
+    expect(isItemFailure(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }))).toBe(false);
+    expect(isItemFailure(new Error('Connection is closed.'))).toBe(false); // ioredis
+    expect(isItemFailure(new RangeError('Invalid time zone'))).toBe(false); // unmarked: treated as an outage
   });
 });

@@ -5,3 +5,4 @@ export * from './master-key.js';
 export * from './metrics.js';
 export * from './worker-service.js';
 export * from './group-commit.js';
+export * from './item-failure.js';

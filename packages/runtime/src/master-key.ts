@@ -30,7 +30,7 @@ export function resolveMasterKey({ value, nodeEnv, devKeyFile = DEV_MASTER_KEY_F
     try {
       return parseMasterKey(value);
     } catch (error) {
-      throw new Error(`KAIROS_MASTER_KEY: ${(error as Error).message}`);
+      throw new Error(`KAIROS_MASTER_KEY: ${(error as Error).message}`, { cause: error });
     }
   }
   if (nodeEnv === 'production') {
@@ -49,7 +49,9 @@ function readOrCreateDevKey(file: string): Buffer {
     return parseMasterKey(readFileSync(file, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw new Error(`development master key ${file} is unreadable: ${(error as Error).message}`);
+      throw new Error(`development master key ${file} is unreadable: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });

@@ -11,6 +11,7 @@
  *   kairos_planner_tokens_total                      counter (planner: metrics.plannerTokens.inc(n))
  *   kairos_planner_failures_total{reason}            counter (planner: metrics.plannerFailures.inc({ reason }))
  *   kairos_reconcile_repairs_total{kind}             counter: restored jobs, recomputed endpoints (scheduler)
+ *   kairos_sweep_item_failures_total{sweep}          counter: rows a sweep skipped because they alone failed (scheduler)
  * plus Node's default process metrics (CPU, memory, event-loop lag) on the process-wide registry.
  *
  * Queue depth is read on scrape (getJobCounts: a handful of Redis reads per queue), never pushed,
@@ -53,6 +54,7 @@ export class KairosMetrics {
   readonly plannerTokens: Counter;
   readonly plannerFailures: Counter<'reason'>;
   readonly reconcileRepairs: Counter<'kind'>;
+  readonly sweepItemFailures: Counter<'sweep'>;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -111,6 +113,12 @@ export class KairosMetrics {
       name: 'kairos_reconcile_repairs_total',
       help: 'Reconcile sweep repairs: restored (delayed job re-added) and recomputed (schedule disagreed)',
       labelNames: ['kind'],
+      registers,
+    });
+    this.sweepItemFailures = new Counter({
+      name: 'kairos_sweep_item_failures_total',
+      help: 'Rows a sweep (reconcile, retention) skipped because they alone failed; the sweep went on',
+      labelNames: ['sweep'],
       registers,
     });
     if (options.defaultMetrics) collectDefaultMetrics({ register: this.registry });

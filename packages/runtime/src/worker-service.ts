@@ -74,5 +74,5 @@ export async function runWorkerService(options: WorkerServiceOptions): Promise<v
 
   await options.start();
   started = true;
-  logger.info(`${service} started`, options.startedDetails ?? {});
+  logger.info(`${service} started`, { ...options.startedDetails, node: process.versions.node });
 }

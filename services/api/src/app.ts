@@ -24,7 +24,7 @@ import { registerAdminRoutes } from './routes/admin.js';
 import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import type { ApiDeps, ApiDepsInput } from './routes/deps.js';
-import { registerDeviceRoutes } from './routes/devices.js';
+import { DEVICE_TOKEN_PATH, oauthErrorHandler, registerDeviceRoutes } from './routes/devices.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
@@ -60,6 +60,8 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   app.set('trust proxy', deps.config.KAIROS_TRUST_PROXY);
   app.set('json spaces', 0);
   app.use(requestContext(deps.logger));
+  const router = express.Router();
+  const routes = new RouteRegistry(router);
   // Prometheus scrape (text format, so not a documented JSON route of the registry), before
   // authentication: it has its own optional bearer token, KAIROS_METRICS_TOKEN (docs/operations.md).
   app.get('/metrics', (req, res) => serveMetrics(req, res, { token: deps.config.KAIROS_METRICS_TOKEN }));
@@ -81,6 +83,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   // Everything but the probes, metrics and Bull Board counts against the caller's rate limit.
   app.use(['/api', '/device'], deps.rateLimiter.middleware());
   app.use(rejectRefusedCredentials);
+  app.use(routes.rejectUndecodablePath());
   const bullBoard = createBullBoardRouter({ db: deps.db, redis: deps.redis, prefix: deps.config.KAIROS_QUEUE_PREFIX });
   app.use(bullBoard.router);
   app.use(
@@ -91,8 +94,6 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
     ),
   );
 
-  const router = express.Router();
-  const routes = new RouteRegistry(router);
   registerSystemRoutes(routes, deps);
   registerJobRoutes(routes, deps);
   registerEndpointRoutes(routes, deps);
@@ -111,6 +112,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   app.use(router);
 
   app.use(notFoundHandler);
+  app.use(DEVICE_TOKEN_PATH, oauthErrorHandler); // RFC 8628: that route's errors in the OAuth shape
   app.use(errorHandler(deps.logger));
   return { app, routes, close: () => bullBoard.close() };
 }

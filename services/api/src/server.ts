@@ -63,7 +63,7 @@ export async function startApi(
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
-  logger.info('api listening', { port });
+  logger.info('api listening', { port, node: process.versions.node });
   if (configuredProviders(config).length === 0) {
     // No identity provider: a one-time sign-in link for the local admin (auth/local-admin.ts).
     await announceLocalSignIn(db, {

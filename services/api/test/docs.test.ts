@@ -62,6 +62,7 @@ describe('documentation', () => {
     // The signing key grace window (issue #16) is explained where agents read the API.
     expect(response.text).toContain('## POST /api/signing-keys/revoke-previous');
     expect(response.text).toContain('`signingKeyGraceMinutes`');
+    expect(response.text).toContain('`responseBodyAltered` (required): boolean — True when characters of responseBody');
   });
 
   it('serves the interactive reference with its script from our own origin', async () => {

@@ -155,6 +155,7 @@ describe('GET /api/runs/:id', () => {
       responseBody: null,
       responseFormat: null,
       responseTruncated: false,
+      responseBodyAltered: false,
       responseSizeBytes: null,
       errorKind: 'timeout',
       errorMessage: 'timed out after 30000 ms',

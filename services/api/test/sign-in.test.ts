@@ -109,6 +109,15 @@ describe('OpenID Connect sign-in against a local IdP', () => {
     expect(events.map((event) => event.action).sort()).toEqual(['account.created', 'auth.signed_in', 'auth.signed_in']);
   });
 
+  it('stores a display name with U+0000 or a lone surrogate made storable (issue #12)', async () => {
+    idp.state.user = { sub: 'oidc-erin', email: 'erin@example.test', email_verified: true, name: 'Erin\u0000 \uD800' };
+    const browser = new Browser();
+    await browser.request(`${api.url}/api/auth/oidc/start`);
+    const me = await asBrowser(browser, '/api/auth/session');
+    expect(me.status).toBe(200);
+    expect(me.body.user).toMatchObject({ email: 'erin@example.test', name: 'Erin\uFFFD \uFFFD' });
+  });
+
   it('refuses cookie-authenticated writes without the CSRF token, and signs out', async () => {
     idp.state.user = { sub: 'oidc-bob', email: 'bob@example.test', email_verified: true, name: 'Bob' };
     const browser = new Browser();

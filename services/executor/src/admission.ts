@@ -5,6 +5,14 @@
  * each endpoint's running lock in a single script per execution. Per execution that was three round
  * trips (endpoint, counter, lock); under load it is a fraction of two (bench/results.md).
  *
+ * A run whose call already completed but whose recording failed comes back as a `replay` with its
+ * stashed outcome (outcome-stash.ts): the executor records it instead of calling again. A replay
+ * skips the quota and lock checks (no call is made) but not the skip rules.
+ *
+ * The batch may be run again on a part of it (GroupCommit isolates a failing item): every write
+ * here is idempotent for one run id (the lock script keeps a lock its own run already holds; a
+ * skipped slot is written by value), so a second pass over an item admits it again.
+ *
  * Rare cases leave the batch path: a job newer than its row (the recompute that queued it has not
  * committed yet) is re-read under FOR SHARE, which waits for that commit; a counter missing from
  * Redis (new month, flushed) is counted from PostgreSQL by RunQuota.
@@ -15,16 +23,21 @@ import {
   recordSkippedSlot,
   type Database,
   type ExecutionTarget,
+  type RunOutcome,
 } from '@kairos/db';
 import type { DueRunPayload } from '@kairos/queue';
-import { GroupCommit } from '@kairos/runtime';
+import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
+import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
 import { acquireLockLua, type RunningLock } from './running-lock.js';
 
 export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap' | 'quota';
 
-export type Admission = { kind: 'admitted'; target: ExecutionTarget } | { kind: 'skipped'; reason: SkipReason };
+export type Admission =
+  | { kind: 'admitted'; target: ExecutionTarget }
+  | { kind: 'replay'; target: ExecutionTarget; run: RunOutcome }
+  | { kind: 'skipped'; reason: SkipReason };
 
 /** Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). */
 export const LOCK_MARGIN_MS = 30_000;
@@ -32,11 +45,12 @@ export const LOCK_MARGIN_MS = 30_000;
 const COUNTER_MISSING = -1;
 const QUOTA_EXHAUSTED = -2;
 /**
- * KEYS[1] the account's runs counter for this month, KEYS[2] the endpoint's running lock;
- * ARGV[1] the runs quota, ARGV[2] the run id, ARGV[3] the lock lease in ms.
- * Returns -1 counter missing, -2 quota exhausted, 0 another run holds the lock, 1 admitted.
+ * KEYS[1] the account's runs counter for this month, KEYS[2] the endpoint's running lock, KEYS[3]
+ * the run's stashed outcome; ARGV[1] the runs quota, ARGV[2] the run id, ARGV[3] the lock lease in ms.
+ * Returns the stashed outcome (a string) when there is one, else -1 counter missing, -2 quota
+ * exhausted, 0 another run holds the lock, 1 admitted.
  */
-const ADMIT = `
+const ADMIT = `${returnStashedLua(3)}
 local used = redis.call('get', KEYS[1])
 if used == false then return ${COUNTER_MISSING} end
 if tonumber(used) >= tonumber(ARGV[1]) then return ${QUOTA_EXHAUSTED} end
@@ -56,6 +70,7 @@ export interface AdmissionDeps {
   redis: Redis;
   lock: RunningLock;
   runQuota: RunQuota;
+  stash: OutcomeStash;
   now: () => Date;
 }
 
@@ -69,6 +84,7 @@ export class Admissions {
     this.batches = new GroupCommit((payloads) => this.admitMany(payloads), {
       maxBatch: options.maxBatch ?? 200,
       maxParallel: options.maxParallel ?? 2,
+      isItemFailure,
     });
   }
 
@@ -78,7 +94,7 @@ export class Admissions {
   }
 
   private async admitMany(payloads: DueRunPayload[]): Promise<Admission[]> {
-    const { db, redis, lock, runQuota } = this.deps;
+    const { db, redis, lock, runQuota, stash } = this.deps;
     const now = this.deps.now();
     const loaded = await loadExecutionTargets(
       db,
@@ -108,9 +124,10 @@ export class Admissions {
       const leaseMs = target.timeoutMs + LOCK_MARGIN_MS;
       pipeline.eval(
         ADMIT,
-        2,
+        3,
         runQuota.key(target.accountId, now),
         lock.key(target.id),
+        stash.key(payload.runId),
         runQuota.limit(target),
         payload.runId,
         leaseMs,
@@ -120,21 +137,35 @@ export class Admissions {
     await Promise.all(
       candidates.map(async ({ payload, index, target }, position) => {
         const [error, reply] = replies[position] ?? [new Error('no reply')];
-        if (error) throw error;
-        let code = Number(reply);
-        if (code === COUNTER_MISSING) {
-          code = (await runQuota.isExhausted(target, now))
-            ? QUOTA_EXHAUSTED
-            : Number(await lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS));
-        }
-        if (code === QUOTA_EXHAUSTED) {
-          await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
-          admissions[index] = { kind: 'skipped', reason: 'quota' };
-        } else {
-          admissions[index] = code === 1 ? { kind: 'admitted', target } : { kind: 'skipped', reason: 'overlap' };
+        try {
+          if (error) throw error;
+          admissions[index] = await this.settle(payload, target, reply, now);
+        } catch (failure) {
+          // Redis refused this item's keys (e.g. WRONGTYPE): its own fault, so the batch is split.
+          throw isReplyError(failure) ? new ItemFailure(`run ${payload.runId}: admission refused`, failure) : failure;
         }
       }),
     );
     return admissions as Admission[];
   }
+
+  /** One candidate's admission from its script reply. */
+  private async settle(payload: DueRunPayload, target: ExecutionTarget, reply: unknown, now: Date): Promise<Admission> {
+    const { db, lock, runQuota } = this.deps;
+    if (typeof reply === 'string') return { kind: 'replay', target, run: OutcomeStash.parse(reply) };
+    let code = Number(reply);
+    if (code === COUNTER_MISSING) {
+      code = (await runQuota.isExhausted(target, now))
+        ? QUOTA_EXHAUSTED
+        : Number(await lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS));
+    }
+    if (code === QUOTA_EXHAUSTED) {
+      await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
+      return { kind: 'skipped', reason: 'quota' };
+    }
+    return code === 1 ? { kind: 'admitted', target } : { kind: 'skipped', reason: 'overlap' };
+  }
 }
+
+/** An error reply from Redis to one command (ioredis's ReplyError), as opposed to a lost connection. */
+const isReplyError = (error: unknown) => error instanceof Error && error.name === 'ReplyError';

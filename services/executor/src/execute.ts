@@ -2,19 +2,21 @@
  * One execution, from a queued job to a recorded Run:
  *   admit (admission.ts: load the endpoint, skip or lock) → call it → record the run (+ state) and
  *   announce it on run-completed (both batched by the RunRecorder).
+ * A delivery whose call already completed before (its recording failed; admission found the
+ * stashed outcome) records that outcome instead of calling again.
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
  * or the job is stale (a later change superseded it: its scheduleVersion no longer matches). When a
  * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
 import { decryptSecret } from '@kairos/core';
+import { isItemFailure } from '@kairos/runtime';
 import { loadExecutionTarget, recordTestRun, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
 import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { RunQuota } from './run-quota.js';
-import type { RunRecorder } from './run-recorder.js';
-import type { RunningLock } from './running-lock.js';
+import { asRecordError, type RunRecorder } from './run-recorder.js';
 
 export type { SkipReason } from './admission.js';
 
@@ -24,11 +26,10 @@ export type DueRunResult =
 export interface ExecuteDeps {
   db: Database;
   http: HttpExecutor;
-  lock: RunningLock;
   runQuota: RunQuota;
   /** Decides in batches whether due jobs may run and takes their locks (admission.ts). */
   admissions: Admissions;
-  /** Records finished executions in batches, frees their locks and announces them (run-recorder.ts). */
+  /** Records finished executions in batches, frees their locks on every path and announces them (run-recorder.ts). */
   recorder: RunRecorder;
   masterKey: Buffer;
   now: () => Date;
@@ -39,21 +40,26 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
   if (admission.kind === 'skipped') return admission;
   const { target } = admission;
   let run: RunOutcome;
-  try {
-    const scheduledAt = new Date(payload.scheduledAt);
-    const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-    run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
-  } catch (error) {
-    await deps.lock.release(target.id, payload.runId);
-    throw error;
+  if (admission.kind === 'replay') {
+    run = admission.run;
+  } else {
+    try {
+      const scheduledAt = new Date(payload.scheduledAt);
+      const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
+      run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
+    } catch (error) {
+      await deps.recorder.abandon(target.id, payload.runId);
+      throw error;
+    }
   }
   // The recorder frees the lock once the run is committed (and on failure).
-  const firstDelivery = await deps.recorder.record({
+  const recorded = await deps.recorder.record({
     run,
     scheduleVersion: payload.scheduleVersion,
     aiSchedulingEnabled: target.aiSchedulingEnabled,
+    isReplay: admission.kind === 'replay',
   });
-  return { kind: 'recorded', run, firstDelivery };
+  return { kind: 'recorded', ...recorded };
 }
 
 /** "Test now": runs even when paused; refused when archived; never touches scheduling state. */
@@ -63,8 +69,15 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
   const scheduledAt = deps.now();
   const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-  const run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1);
-  await recordTestRun(deps.db, run);
+  let run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1);
+  try {
+    await recordTestRun(deps.db, run);
+  } catch (error) {
+    // PostgreSQL refused this run: the caller still gets its outcome, recorded as record_error.
+    if (!isItemFailure(error)) throw error;
+    run = asRecordError(run, error);
+    await recordTestRun(deps.db, run);
+  }
   await deps.runQuota.recordRun(target.accountId, run.startedAt);
   return {
     runId: run.id,
@@ -84,7 +97,7 @@ async function callEndpoint(
   // Decrypted per execution: a rotated key signs the very next request (no cache to go stale).
   // A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
   // The previous key signs too while the account's rotation grace window runs (opt-in, issue #16).
-  let signingKey: string | null = null;
+  let signingKey: string | null;
   let previousSigningKey: string | null = null;
   try {
     signingKey = target.encryptedSigningKey ? decryptSecret(target.encryptedSigningKey, deps.masterKey) : null;
@@ -103,6 +116,7 @@ async function callEndpoint(
       responseBody: null,
       responseFormat: null,
       responseTruncated: false,
+      responseBodyAltered: false,
       responseSizeBytes: null,
       errorKind: 'invalid_request',
       errorMessage:
@@ -145,6 +159,7 @@ function toRun(
     responseBody: outcome.responseBody,
     responseFormat: outcome.responseFormat,
     responseTruncated: outcome.responseTruncated,
+    responseBodyAltered: outcome.responseBodyAltered,
     responseSizeBytes: outcome.responseSizeBytes,
     errorKind: outcome.errorKind,
     errorMessage: outcome.errorMessage,

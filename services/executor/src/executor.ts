@@ -22,6 +22,7 @@ import type { Redis } from 'ioredis';
 import { executeDueRun, executeTestRun, type DueRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
+import { OutcomeStash } from './outcome-stash.js';
 import { RunQuota } from './run-quota.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
@@ -65,18 +66,19 @@ export class Executor {
     this.scheduleChanges = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, queueOptions);
     const lock = new RunningLock(producer, options.prefix);
     const runQuota = new RunQuota(options.db, producer, options.prefix);
+    const stash = new OutcomeStash(options.prefix);
     const now = options.now ?? (() => new Date());
     this.deps = {
       db: options.db,
       http: this.http,
-      lock,
       runQuota,
-      admissions: new Admissions({ db: options.db, redis: producer, lock, runQuota, now }),
+      admissions: new Admissions({ db: options.db, redis: producer, lock, runQuota, stash, now }),
       recorder: new RunRecorder({
         db: options.db,
         redis: producer,
         lock,
         runQuota,
+        stash,
         runCompleted: this.runCompleted,
         plannerRuns: this.plannerRuns,
       }),

@@ -6,14 +6,22 @@
  * trips; under load it is a fraction of one (bench/results.md).
  *
  * Order per execution is unchanged: the run is committed before its lock is freed and before the
- * scheduler hears of it. When the statement fails, the batch's locks are freed and every caller
- * gets the error (its BullMQ job is retried under the same run id, recorded at most once).
+ * scheduler hears of it. The recorder owns every end of an admitted execution, so it frees the
+ * running lock on each path: recorded, recorded as record_error, failed, or abandoned.
+ *
+ * A bad run fails alone: a batch that PostgreSQL refuses is split until the culprit is alone (the
+ * statement is all-or-nothing, so a part can be written again). The culprit is then recorded as a
+ * failed run with errorKind `record_error` (status code, timing and attempt kept, body dropped,
+ * the database's reason as message) and its endpoint's state advances once. Only when that fails
+ * too, or the database is unreachable, does the caller get the error: the outcome is stashed first
+ * (outcome-stash.ts) so the retried delivery records it without calling the endpoint again.
  */
 import { recordScheduledRuns, type Database, type RunOutcome } from '@kairos/db';
 import type { RunCompletedPayload } from '@kairos/queue';
-import { GroupCommit } from '@kairos/runtime';
+import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { OutcomeStash } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
 import type { RunningLock } from './running-lock.js';
 
@@ -22,6 +30,8 @@ export interface FinishedExecution {
   /** The version of the due job that ran (lets the scheduler skip removing it). */
   scheduleVersion: number;
   aiSchedulingEnabled: boolean;
+  /** The outcome came from the stash (a replayed delivery): delete it once recorded. */
+  isReplay?: boolean;
 }
 
 export interface RunRecorderDeps {
@@ -29,6 +39,7 @@ export interface RunRecorderDeps {
   redis: Redis;
   lock: RunningLock;
   runQuota: RunQuota;
+  stash: OutcomeStash;
   runCompleted: Queue<RunCompletedPayload>;
   plannerRuns: Queue<RunCompletedPayload>;
 }
@@ -43,30 +54,56 @@ export class RunRecorder {
     this.batches = new GroupCommit((items) => this.write(items), {
       maxBatch: options.maxBatch ?? 200,
       maxParallel: options.maxParallel ?? 2,
+      isItemFailure,
     });
   }
 
-  /** Records one finished execution; true when this delivery recorded it (false: a retry of a recorded run). */
-  record(execution: FinishedExecution): Promise<boolean> {
-    return this.batches.submit(execution);
+  /**
+   * Records one finished execution: the run as stored (the record_error version when PostgreSQL
+   * refused it) and whether this delivery recorded it (false: a retry of a recorded run). Rejects
+   * only when neither the run nor its record_error could be written; the outcome is then stashed
+   * for the next delivery and the lock freed.
+   */
+  async record(execution: FinishedExecution): Promise<{ run: RunOutcome; firstDelivery: boolean }> {
+    let failure: unknown;
+    try {
+      return { run: execution.run, firstDelivery: await this.batches.submit(execution) };
+    } catch (error) {
+      failure = error;
+    }
+    if (isItemFailure(failure)) {
+      const run = asRecordError(execution.run, failure);
+      try {
+        return { run, firstDelivery: await this.batches.submit({ ...execution, run }) };
+      } catch (error) {
+        failure = error;
+      }
+    }
+    // One write: the outcome kept for the next delivery, and the lock freed for it. When Redis is
+    // down too, the next delivery calls again (the at-least-once window, ARCHITECTURE.md).
+    const pipeline = this.deps.redis.pipeline();
+    this.deps.stash.saveIn(pipeline, execution.run);
+    this.deps.lock.releaseIn(pipeline, execution.run.endpointId, execution.run.id);
+    await pipeline.exec().catch(() => undefined);
+    throw failure;
+  }
+
+  /** Frees the lock of an admitted execution that ends without a run (its call threw). */
+  async abandon(endpointId: string, runId: string): Promise<void> {
+    await this.deps.lock.release(endpointId, runId);
   }
 
   private async write(items: FinishedExecution[]): Promise<boolean[]> {
-    const { db, redis, lock, runQuota } = this.deps;
-    let recorded: Set<string>;
-    try {
-      recorded = await recordScheduledRuns(
-        db,
-        items.map((item) => item.run),
-      );
-    } catch (error) {
-      await this.releaseLocks(items).catch(() => undefined);
-      throw error;
-    }
+    const { db, redis, lock, runQuota, stash } = this.deps;
+    const recorded = await recordScheduledRuns(
+      db,
+      items.map((item) => item.run),
+    );
     const pipeline = redis.pipeline();
-    for (const { run } of items) {
+    for (const { run, isReplay } of items) {
       lock.releaseIn(pipeline, run.endpointId, run.id);
       if (recorded.has(run.id)) runQuota.recordRunIn(pipeline, run.accountId, run.startedAt);
+      if (isReplay) stash.deleteIn(pipeline, run.id);
     }
     const events = items.map(({ run, scheduleVersion }) => ({
       name: 'completed',
@@ -88,10 +125,21 @@ export class RunRecorder {
     ]);
     return items.map(({ run }) => recorded.has(run.id));
   }
+}
 
-  private async releaseLocks(items: FinishedExecution[]): Promise<void> {
-    const pipeline = this.deps.redis.pipeline();
-    for (const { run } of items) this.deps.lock.releaseIn(pipeline, run.endpointId, run.id);
-    await pipeline.exec();
-  }
+/**
+ * The run as it can be recorded when PostgreSQL refused it: failed, kind record_error, without the
+ * body (the usual culprit), with the database's reason (cleaned of U+0000, which text refuses too).
+ */
+export function asRecordError(run: RunOutcome, error: unknown): RunOutcome {
+  const reason = (error instanceof Error ? error.message : String(error)).replaceAll('\u0000', '');
+  return {
+    ...run,
+    status: 'failed',
+    responseBody: null,
+    responseFormat: null,
+    responseTruncated: false,
+    errorKind: 'record_error',
+    errorMessage: `the run could not be recorded as it came back (${reason}); its response body was dropped`,
+  };
 }

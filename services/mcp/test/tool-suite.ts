@@ -104,6 +104,23 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   const jobs = await call('listJobs', { limit: 100 });
   expect(jobs.jobs.map((item: Structured) => item.id)).toContain(job.id);
   expect(jobs.total).toBeGreaterThanOrEqual(1);
+  // Paging: an agent reaches every item by following nextOffset, one item a call here.
+  await call('createJob', { name: `Spare ${label}` });
+  const firstPage = (await client.callTool({ name: 'listJobs', arguments: { limit: 1 } })) as CallToolResult;
+  expect(firstPage.structuredContent).toMatchObject({ hasMore: true, nextOffset: 1 });
+  expect(textOf(firstPage)).toContain(
+    `1 of ${firstPage.structuredContent!.total} jobs; more: call again with offset 1.`,
+  );
+  const walked: string[] = [];
+  let nextOffset: number | null = 0;
+  for (let guard = 0; nextOffset !== null && guard < 50; guard += 1) {
+    const page = await call('listJobs', { limit: 1, offset: nextOffset });
+    walked.push(...page.jobs.map((item: Structured) => item.id));
+    expect(page.hasMore).toBe(page.nextOffset !== null);
+    nextOffset = page.nextOffset;
+  }
+  expect(nextOffset).toBeNull();
+  expect(walked).toEqual((await call('listJobs', { limit: 1000 })).jobs.map((item: Structured) => item.id));
   expect(await call('getJob', { id: job.id })).toMatchObject({ id: job.id, endpointCount: 0 });
   expect(await call('updateJob', { id: job.id, description: 'Pulls orders from the shop' })).toMatchObject({
     id: job.id,
@@ -122,7 +139,7 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   });
   expect(endpoint).toMatchObject({ jobId: job.id, name: 'Pull orders', method: 'GET', baselineIntervalMs: 3_600_000 });
   const listed = await call('listEndpoints', { jobId: job.id });
-  expect(listed).toMatchObject({ total: 1, hasMore: false });
+  expect(listed).toMatchObject({ total: 1, hasMore: false, nextOffset: null });
   expect(listed.endpoints[0].id).toBe(endpoint.id);
   expect(await call('getEndpoint', { id: endpoint.id })).toMatchObject({ id: endpoint.id, status: 'active' });
   expect(await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000, jitterMs: 60_000 })).toMatchObject({
@@ -198,7 +215,12 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   // AI analysis.
   const sessionId = await seedAnalysisSession(env, endpoint.id);
   const sessions = await call('listAnalysisSessions', { id: endpoint.id });
-  expect(sessions).toMatchObject({ total: 1, hasMore: false, sessions: [{ id: sessionId, status: 'completed' }] });
+  expect(sessions).toMatchObject({
+    total: 1,
+    hasMore: false,
+    nextOffset: null,
+    sessions: [{ id: sessionId, status: 'completed' }],
+  });
   expect(await call('getAnalysisSession', { id: sessionId })).toMatchObject({
     id: sessionId,
     confidence: 'high',

@@ -136,6 +136,7 @@ export async function recordRun(harness: ApiHarness, endpoint: TestEndpoint, spe
     responseBody: body,
     responseFormat: body === null ? 'empty' : typeof body === 'string' ? 'text' : 'json',
     responseTruncated: false,
+    responseBodyAltered: false,
     responseSizeBytes: body === null ? 0 : JSON.stringify(body).length,
     errorKind: status === 'failed' ? 'http_status' : null,
     errorMessage: status === 'failed' ? 'HTTP 500' : null,

@@ -25,8 +25,9 @@ export class DueQueue {
       connection,
       prefix,
       // Executions leave nothing behind: the run is in PostgreSQL. A delivery that failed five times
-      // (the executor itself broke, e.g. PostgreSQL down) is removed too, so the reconcile sweep
-      // re-adds it under the same run id instead of the endpoint stopping.
+      // (≈15 s of backoff: the executor itself broke, e.g. PostgreSQL down) is removed too, so the
+      // reconcile sweep (every 15 s) re-adds it under the same run id instead of the endpoint
+      // stopping; a call that completed before is then recorded from its stashed outcome, not repeated.
       defaultJobOptions: {
         removeOnComplete: true,
         removeOnFail: true,

@@ -5,20 +5,25 @@
  *     notification was lost; an active endpoint with nothing scheduled; a stopped one still scheduled);
  *  2. re-adds every pending execution missing from Redis (after FLUSHALL, all of them) from the
  *     stored nextRunAt / nextRunId / nextRunSource, under the same run id. Overdue ones are added
- *     with no delay: each runs once.
+ *     with no delay: each runs once. One whose run is already recorded is recomputed instead (it
+ *     ran; only its recompute was lost), so a slot that has its run is never called again.
  * Pages of 2,000 endpoints: one EXISTS pipeline and, for the missing ones, one locked re-add.
+ * A row that fails alone is skipped (sweep-chunk.ts) and the sweep repairs everyone else.
  */
 import type { Database } from '@kairos/db';
 import {
   listEndpointsNeedingRecompute,
   listPendingExecutions,
+  listRecordedRunIds,
   withAdvisoryLock,
   withLockedPendingExecutions,
+  type PendingExecutionRow,
 } from '@kairos/db';
 import { dueJobId } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import type { DueQueue } from './due-queue.js';
 import { PeriodicTask } from './periodic.js';
+import { sweepChunk } from './sweep-chunk.js';
 
 const PAGE_SIZE = 2000;
 const RECOMPUTE_CHUNK = 200;
@@ -29,6 +34,8 @@ export interface ReconcileReport {
   checked: number;
   restored: number;
   recomputed: number;
+  /** Rows that failed alone and were left as they were (logged, kairos_sweep_item_failures_total). */
+  skipped: number;
   durationMs: number;
 }
 
@@ -69,16 +76,19 @@ export class Reconciler {
 
   /** One full sweep (see the file's doc block). */
   async sweep(): Promise<ReconcileReport> {
-    const { db, dueQueue, logger, now } = this.options;
+    const { db, dueQueue, logger } = this.options;
     const startedAt = Date.now();
+    const skippedIds: string[] = [];
     let recomputed = 0;
     for (;;) {
-      const ids = await listEndpointsNeedingRecompute(db, now(), this.options.dirtyGraceMs, PAGE_SIZE);
-      // In transactions of RECOMPUTE_CHUNK rows, so a large repair never holds thousands of row locks.
-      for (let start = 0; start < ids.length; start += RECOMPUTE_CHUNK) {
-        await this.options.recompute(ids.slice(start, start + RECOMPUTE_CHUNK));
-      }
-      recomputed += ids.length;
+      const ids = await listEndpointsNeedingRecompute(
+        db,
+        this.options.now(),
+        this.options.dirtyGraceMs,
+        PAGE_SIZE,
+        skippedIds,
+      );
+      recomputed += await this.recompute(ids, skippedIds);
       if (ids.length < PAGE_SIZE) break;
     }
 
@@ -92,8 +102,57 @@ export class Reconciler {
       checked += page.length;
       const present = await dueQueue.existing(page.map((row) => dueJobId(row.id, row.scheduleVersion)));
       const missing = page.filter((row) => !present.has(dueJobId(row.id, row.scheduleVersion)));
-      if (missing.length > 0) {
-        restored += await withLockedPendingExecutions(db, missing, async (locked) => {
+      // A missing job whose run is already recorded ran: its recompute was lost. Re-adding it would
+      // call the endpoint again for a slot that has its run; recomputing plans the next one.
+      const ran = await listRecordedRunIds(
+        db,
+        missing.map((row) => row.nextRunId),
+      );
+      recomputed += await this.recompute(
+        missing.filter((row) => ran.has(row.nextRunId)).map((row) => row.id),
+        skippedIds,
+      );
+      restored += await this.restore(
+        missing.filter((row) => !ran.has(row.nextRunId)),
+        skippedIds,
+      );
+      if (page.length < PAGE_SIZE) break;
+    }
+    const report = { checked, restored, recomputed, skipped: skippedIds.length, durationMs: Date.now() - startedAt };
+    metrics.reconcileRepairs.inc({ kind: 'restored' }, restored);
+    metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
+    if (restored > 0 || recomputed > 0 || skippedIds.length > 0) logger.info('reconcile repaired the schedule', report);
+    return report;
+  }
+
+  /**
+   * Recomputes endpoints in transactions of RECOMPUTE_CHUNK rows (a large repair never holds
+   * thousands of row locks); a row that fails alone joins `skippedIds`. Returns the rows recomputed.
+   */
+  private async recompute(ids: string[], skippedIds: string[]): Promise<number> {
+    let recomputed = 0;
+    for (let start = 0; start < ids.length; start += RECOMPUTE_CHUNK) {
+      const chunk = ids.slice(start, start + RECOMPUTE_CHUNK);
+      const skipped = await sweepChunk(chunk, (part) => this.options.recompute(part).then(() => undefined), {
+        sweep: 'reconcile',
+        logger: this.options.logger,
+        idOf: (id) => id,
+      });
+      skippedIds.push(...skipped);
+      recomputed += chunk.length - skipped.length;
+    }
+    return recomputed;
+  }
+
+  /** Re-adds missing jobs under their rows' locks and run ids; returns the jobs re-added. */
+  private async restore(rows: PendingExecutionRow[], skippedIds: string[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const { db, dueQueue, now } = this.options;
+    let restored = 0;
+    const skipped = await sweepChunk(
+      rows,
+      async (part) => {
+        restored += await withLockedPendingExecutions(db, part, async (locked) => {
           await dueQueue.addMany(
             locked.map((row) => ({
               endpointId: row.id,
@@ -107,13 +166,10 @@ export class Reconciler {
           );
           return locked.length;
         });
-      }
-      if (page.length < PAGE_SIZE) break;
-    }
-    const report = { checked, restored, recomputed, durationMs: Date.now() - startedAt };
-    metrics.reconcileRepairs.inc({ kind: 'restored' }, restored);
-    metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
-    if (restored > 0 || recomputed > 0) logger.info('reconcile repaired the schedule', report);
-    return report;
+      },
+      { sweep: 'reconcile', logger: this.options.logger, idOf: (row) => row.id },
+    );
+    skippedIds.push(...skipped.map((row) => row.id));
+    return restored;
   }
 }

@@ -1,12 +1,15 @@
 /**
  * Runs retention sweep (scheduler replicas elect one runner with an advisory lock, like reconcile).
  * Per account: delete runs older than the tier's limit in batches of `batchSize`, pausing between
- * batches so the hot path keeps priority. Bounded per sweep by `maxBatchesPerSweep`.
+ * batches so the hot path keeps priority. Bounded per sweep by `maxBatchesPerSweep`. An account
+ * whose deletion fails alone (PostgreSQL refuses it, e.g. a row something else still references)
+ * is skipped, logged and counted (sweep-chunk.ts); the other accounts are swept.
  */
 import { runRetentionDays } from '@kairos/core';
 import { deleteRunsBefore, listAccountsForRetention, withAdvisoryLock, type Database } from '@kairos/db';
 import type { Logger } from '@kairos/runtime';
 import { PeriodicTask } from './periodic.js';
+import { sweepChunk } from './sweep-chunk.js';
 
 const RETENTION_LOCK_KEY = 0x6b616973; // 'kais'
 const DAY_MS = 86_400_000;
@@ -58,13 +61,19 @@ export class RetentionSweeper {
       afterId = accounts[accounts.length - 1]!.id;
       for (const account of accounts) {
         const before = new Date(now().getTime() - runRetentionDays(account.tier, account.quotaOverrides) * DAY_MS);
-        while (batchesLeft > 0) {
-          batchesLeft -= 1;
-          const count = await deleteRunsBefore(db, account.id, before, batchSize);
-          deleted += count;
-          if (count < batchSize) break;
-          await new Promise((resolve) => setTimeout(resolve, this.options.pauseBetweenBatchesMs ?? 50));
-        }
+        await sweepChunk(
+          [account],
+          async () => {
+            while (batchesLeft > 0) {
+              batchesLeft -= 1;
+              const count = await deleteRunsBefore(db, account.id, before, batchSize);
+              deleted += count;
+              if (count < batchSize) break;
+              await new Promise((resolve) => setTimeout(resolve, this.options.pauseBetweenBatchesMs ?? 50));
+            }
+          },
+          { sweep: 'retention', logger: this.options.logger, idOf: ({ id }) => id },
+        );
       }
     }
     if (deleted > 0) this.options.logger.info('runs retention deleted old runs', { deleted });

@@ -21,7 +21,7 @@ import {
   type RunCompletedPayload,
   type ScheduleChangePayload,
 } from '@kairos/queue';
-import { GroupCommit, type Logger } from '@kairos/runtime';
+import { GroupCommit, ItemFailure, isItemFailure, type Logger } from '@kairos/runtime';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DueQueue } from './due-queue.js';
@@ -77,7 +77,9 @@ export class Scheduler {
   constructor(private readonly options: SchedulerOptions) {
     this.now = options.now ?? (() => new Date());
     // Group commit (packages/runtime/src/group-commit.ts): what arrives during a batch goes in the
-    // next one; an endpoint waiting twice is recomputed once.
+    // next one; an endpoint waiting twice is recomputed once; an endpoint that fails alone (a cron
+    // the policy cannot evaluate) is isolated by splitting the batch. A failed batch rolled back
+    // before any Redis write (the policy runs first), so a part of it can be recomputed again.
     this.batcher = new GroupCommit(
       async (requests) => {
         const results = new Map((await this.recomputeMany(requests)).map((result) => [result.endpointId, result]));
@@ -89,6 +91,7 @@ export class Scheduler {
         keyOf: (request) => request.endpointId,
         merge: (waiting, incoming) =>
           waiting.ranVersion === incoming.ranVersion ? waiting : { endpointId: waiting.endpointId },
+        isItemFailure,
       },
     );
     const producer = this.connect();
@@ -134,7 +137,14 @@ export class Scheduler {
     return recomputeEndpoints(
       this.options.db,
       requests.map((request) => request.endpointId),
-      (row) => decideNextRun(row, now),
+      (row) => {
+        try {
+          return decideNextRun(row, now);
+        } catch (error) {
+          // The row, not the system, is at fault: a batch holding it is split until it fails alone.
+          throw new ItemFailure(`endpoint ${row.id}: its next run cannot be computed`, error);
+        }
+      },
       async (recomputed) => {
         const superseded = recomputed.filter(({ row }) => ranVersions.get(row.id) !== row.scheduleVersion);
         await Promise.all(superseded.map(({ row }) => this.dueQueue.removeVersion(row.id, row.scheduleVersion)));

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../schemas/limits.js';
 import { SCHEDULING_LIMITS } from '../schemas/scheduling.js';
+import { toStorableJson } from '../storable.js';
 
 export const PLANNER_LIMITS = {
   /** Planner hints live at most a day: the planner looks again well within that (see nextAnalysisInMinutes). */
@@ -173,7 +174,9 @@ export function parsePlannerToolInput<T extends PlannerToolName>(
   name: T,
   input: unknown,
 ): ToolInputCheck<PlannerToolInput<T>> {
-  const parsed = PLANNER_TOOL_INPUTS[name].safeParse(input ?? {});
+  // Model output is outside data: a U+0000 or lone surrogate in a reason would fail the write of
+  // the hint it explains, so the input is made storable (U+FFFD) before it is judged (issue #12).
+  const parsed = PLANNER_TOOL_INPUTS[name].safeParse(toStorableJson(input ?? {})?.value ?? input);
   if (parsed.success) return { ok: true, value: parsed.data as PlannerToolInput<T> };
   const problems = parsed.error.issues.map((issue) => {
     const path = issue.path.join('.');

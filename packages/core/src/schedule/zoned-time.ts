@@ -43,9 +43,12 @@ function formatterFor(timezone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** True for any zone name Intl knows (IANA names such as 'Europe/Berlin', 'UTC'). */
+/**
+ * True for any zone name Intl knows (IANA names such as 'Europe/Berlin', 'UTC'). Fixed UTC offsets
+ * ('+01:00') are not zones (no DST rules): Node 24's Intl accepts them as time zones, Node 20's did not.
+ */
 export function isValidTimezone(timezone: string): boolean {
-  if (timezone.trim() === '') return false;
+  if (timezone.trim() === '' || /^\s*[+-]/.test(timezone)) return false;
   try {
     formatterFor(timezone);
     return true;

@@ -43,14 +43,28 @@ export const runRecord = z
     responseBody: z.unknown().meta({
       description:
         'The response body: parsed JSON when it parses, else the text; null when empty or absent. ' +
-        'Truncated to maxResponseSizeKb (see responseTruncated).',
+        'Truncated to maxResponseSizeKb (see responseTruncated). Made storable: invalid UTF-8 bytes, U+0000 ' +
+        'and unpaired UTF-16 surrogates (e.g. the JSON escape "\\ud800") are replaced by U+FFFD, in JSON ' +
+        'strings and object keys alike, keeping the JSON structure (see responseBodyAltered); JSON nested ' +
+        'deeper than 1000 levels is stored as text.',
     }),
     responseFormat: z.enum(['json', 'text', 'empty']).nullable(),
     responseTruncated: z.boolean(),
-    responseSizeBytes: z.number().int().nullable(),
-    errorKind: z.string().nullable().meta({
-      description: 'When failed: timeout, http_status, network, blocked, too_large or invalid_request (open list)',
+    responseBodyAltered: z.boolean().meta({
+      description:
+        'True when characters of responseBody were replaced by U+FFFD to make it storable (the body held ' +
+        'U+0000, an unpaired surrogate or invalid UTF-8); false otherwise',
     }),
+    responseSizeBytes: z.number().int().nullable(),
+    errorKind: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error ' +
+          '(the call completed but the run could not be stored as it came back: status code and timing kept, ' +
+          'body dropped, errorMessage says why) (open list)',
+      }),
     errorMessage: z.string().nullable().meta({ description: 'Present (non-null) when failed' }),
     error: z.string().nullable().meta({ description: 'Same as errorMessage (the spec names both)' }),
     scheduledAt: isoTime.meta({ description: 'The planned time' }),

@@ -1,6 +1,15 @@
 import { analysisSessionRecord, analysisSessionsPage, listAnalysisSessionsQuery } from '@kairos/core';
 import { z } from 'zod';
-import { READ_ONLY, asOutput, defineTool, idArg } from '../tool.js';
+import {
+  PAGING_NOTE,
+  READ_ONLY,
+  asOutput,
+  defineTool,
+  describePage,
+  idArg,
+  pageInfo,
+  withNextOffsetOutput,
+} from '../tool.js';
 
 export const analysisTools = [
   defineTool({
@@ -8,12 +17,15 @@ export const analysisTools = [
     title: "List an endpoint's AI analysis sessions",
     description:
       "The AI planner's analyses of an endpoint, newest first: reasoning, tools called, tokens, duration, " +
-      'when it looks again and the failure count it saw (failed and skipped analyses say why).',
+      `when it looks again and the failure count it saw (failed and skipped analyses say why). ${PAGING_NOTE}`,
     input: z.strictObject({ id: idArg('endpoint'), ...listAnalysisSessionsQuery.shape }),
-    output: asOutput(analysisSessionsPage),
+    output: withNextOffsetOutput(analysisSessionsPage),
     annotations: READ_ONLY,
-    run: (api, { id, ...query }) => api.listAnalysisSessions(id, query),
-    summarize: (page) => `${page.sessions.length} of ${page.total} analysis sessions.`,
+    run: async (api, { id, ...query }) => {
+      const page = await api.listAnalysisSessions(id, query);
+      return { ...page, nextOffset: pageInfo(page.sessions.length, page.total, query.offset).nextOffset };
+    },
+    summarize: (page) => describePage('analysis sessions', page.sessions.length, page),
   }),
   defineTool({
     name: 'getAnalysisSession',

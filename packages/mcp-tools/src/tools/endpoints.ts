@@ -10,7 +10,18 @@ import {
 } from '@kairos/core';
 import { z } from 'zod';
 import type { ApiClient } from '../api-client.js';
-import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineTool, idArg, pageOutput, toPage } from '../tool.js';
+import {
+  CHANGE,
+  IDEMPOTENT_CHANGE,
+  PAGING_NOTE,
+  READ_ONLY,
+  asOutput,
+  defineTool,
+  describePage,
+  idArg,
+  pageOutput,
+  toPage,
+} from '../tool.js';
 
 const endpointId = idArg('endpoint');
 const jobId = idArg('job');
@@ -49,7 +60,7 @@ export const endpointTools = [
   defineTool({
     name: 'listEndpoints',
     title: "List a job's endpoints",
-    description: "Lists a job's endpoints, oldest first, with their schedule state (archived ones on request).",
+    description: `Lists a job's endpoints, oldest first, with their schedule state (archived ones on request). ${PAGING_NOTE}`,
     input: z.strictObject({
       jobId,
       ...pagingQuery(LIMITS.listDefaultLimit).shape,
@@ -61,7 +72,7 @@ export const endpointTools = [
       const { items, total } = await api.listEndpoints(job, query);
       return toPage('endpoints', items, total, query.offset);
     },
-    summarize: (page) => `${page.endpoints.length} of ${page.total} endpoints.`,
+    summarize: (page) => describePage('endpoints', page.endpoints.length, page),
   }),
   defineTool({
     name: 'getEndpoint',

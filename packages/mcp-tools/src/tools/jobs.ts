@@ -1,7 +1,18 @@
 import { createJobInput, jobRecord, listJobsQuery, updateJobInput, type JobRecord } from '@kairos/core';
 import { z } from 'zod';
 import type { JobAction } from '../api-client.js';
-import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineTool, idArg, pageOutput, toPage } from '../tool.js';
+import {
+  CHANGE,
+  IDEMPOTENT_CHANGE,
+  PAGING_NOTE,
+  READ_ONLY,
+  asOutput,
+  defineTool,
+  describePage,
+  idArg,
+  pageOutput,
+  toPage,
+} from '../tool.js';
 
 const jobId = idArg('job');
 const job = asOutput(jobRecord);
@@ -48,7 +59,7 @@ export const jobTools = [
   defineTool({
     name: 'listJobs',
     title: 'List jobs',
-    description: 'Lists the jobs of the account, newest first, optionally only those in one status.',
+    description: `Lists the jobs of the account, newest first, optionally only those in one status. ${PAGING_NOTE}`,
     input: z.strictObject(listJobsQuery.shape),
     output: pageOutput('jobs', jobRecord),
     annotations: READ_ONLY,
@@ -56,7 +67,7 @@ export const jobTools = [
       const { items, total } = await api.listJobs(args);
       return toPage('jobs', items, total, args.offset);
     },
-    summarize: (page) => `${page.jobs.length} of ${page.total} jobs.`,
+    summarize: (page) => describePage('jobs', page.jobs.length, page),
   }),
   defineTool({
     name: 'getJob',

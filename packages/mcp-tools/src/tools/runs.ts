@@ -9,7 +9,17 @@ import {
   type RunRecord,
 } from '@kairos/core';
 import { z } from 'zod';
-import { CHANGE, READ_ONLY, asOutput, defineTool, idArg, pageOutput, toPage } from '../tool.js';
+import {
+  CHANGE,
+  PAGING_NOTE,
+  READ_ONLY,
+  asOutput,
+  defineTool,
+  describePage,
+  idArg,
+  pageOutput,
+  toPage,
+} from '../tool.js';
 
 const describeRun = (run: RunRecord) =>
   `Run ${run.id} (${run.source}) ${run.status}` +
@@ -24,7 +34,7 @@ export const runTools = [
     description:
       "An endpoint's runs (executions), newest first, test runs included: status, HTTP status, duration, " +
       'response body (truncated to maxResponseSizeKb), error, source (baseline-interval, baseline-cron, ' +
-      'ai-interval, ai-oneshot, test) and lateness. Filter by status (success or failed).',
+      `ai-interval, ai-oneshot, test) and lateness. Filter by status (success or failed). ${PAGING_NOTE}`,
     input: z.strictObject({ id: idArg('endpoint'), ...listRunsQuery.shape }),
     output: pageOutput('runs', runRecord),
     annotations: READ_ONLY,
@@ -33,7 +43,7 @@ export const runTools = [
       return toPage('runs', items, total, query.offset);
     },
     summarize: (page) =>
-      [`${page.runs.length} of ${page.total} runs.`, ...page.runs.slice(0, 5).map(describeRun)].join('\n'),
+      [describePage('runs', page.runs.length, page), ...page.runs.slice(0, 5).map(describeRun)].join('\n'),
   }),
   defineTool({
     name: 'getRun',

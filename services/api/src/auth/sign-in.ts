@@ -6,7 +6,7 @@
  *    (else anyone could claim an address at a provider that does not check, and take the account).
  * 3. Otherwise this is a first sign-in: a new account (free tier, with its signing key) and user.
  */
-import { AppError } from '@kairos/core';
+import { AppError, toStorableText } from '@kairos/core';
 import {
   createAccount,
   findUserByEmail,
@@ -22,7 +22,16 @@ import type { ApiDeps } from '../routes/deps.js';
 import type { ExternalIdentity } from './providers.js';
 import { startSession } from './sessions.js';
 
-export async function resolveExternalUser(deps: ApiDeps, identity: ExternalIdentity): Promise<UserWithAccount> {
+export async function resolveExternalUser(deps: ApiDeps, claimed: ExternalIdentity): Promise<UserWithAccount> {
+  // The provider's claims are outside data: made storable (U+FFFD for U+0000 and lone surrogates)
+  // so an odd display name cannot fail the sign-in's writes (issue #12).
+  const clean = (text: string | null) => (text === null ? null : toStorableText(text));
+  const identity = {
+    ...claimed,
+    subject: toStorableText(claimed.subject),
+    email: clean(claimed.email),
+    name: clean(claimed.name),
+  };
   const linked = await findUserByIdentity(deps.db, identity.provider, identity.subject);
   if (linked) return linked;
   if (!identity.email) {

@@ -24,6 +24,17 @@ function describeSchema(schema: Json | undefined, components: Json, depth = 0): 
     .join('');
 }
 
+/** A response's headers (X-Total-Count, Link on the paged lists) as indented bullets. */
+function describeHeaders(headers: Json | undefined): string {
+  if (!headers) return '';
+  return Object.entries(headers as Record<string, Json>)
+    .map(([name, header]) => {
+      const description = (header.description ?? (header.schema as Json | undefined)?.description ?? '') as string;
+      return `\n  - header \`${name}\`${description ? `: ${description}` : ''}`;
+    })
+    .join('');
+}
+
 export function renderLlmsTxt(document: Json): string {
   const info = document.info as Json;
   const components = ((document.components as Json)?.schemas as Json) ?? {};
@@ -53,7 +64,7 @@ export function renderLlmsTxt(document: Json): string {
         ...Object.entries(responses).map(([status, response]) => {
           const schema = ((response.content as Json)?.['application/json'] as Json)?.schema as Json | undefined;
           const shape = status.startsWith('2') && schema ? `: ${describeSchema(schema, components)}` : '';
-          return `- ${status} ${response.description as string}${shape}`;
+          return `- ${status} ${response.description as string}${shape}${describeHeaders(response.headers as Json)}`;
         }),
         '',
       );

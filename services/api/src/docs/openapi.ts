@@ -77,7 +77,9 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
         '(GET /api/auth/session). Errors are `{ "error": { "code", "message", "details" } }` (the device-flow token ' +
         'endpoint answers OAuth errors, as RFC 8628 requires). Authenticated responses carry `X-RateLimit-Limit` ' +
         '(requests per minute), `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds); over the limit: 429 ' +
-        'RATE_LIMITED with `Retry-After`. The same operations are MCP tools at `POST /api/mcp` (Streamable HTTP, ' +
+        'RATE_LIMITED with `Retry-After`. Lists page with `limit` and `offset` and answer `X-Total-Count` and an ' +
+        'RFC 8288 `Link` header (rel first, prev, next, last; follow next until it is absent to read every item). ' +
+        'The same operations are MCP tools at `POST /api/mcp` (Streamable HTTP, ' +
         'stateless, same credentials; not listed below).',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),

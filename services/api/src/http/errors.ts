@@ -10,6 +10,8 @@ import type { Logger } from '@kairos/runtime';
 interface BodyParserError extends Error {
   type?: string;
   status?: number;
+  /** http-errors marks client errors (4xx) as safe to show. */
+  expose?: boolean;
 }
 
 export function toAppError(error: unknown): AppError | null {
@@ -26,6 +28,11 @@ export function toAppError(error: unknown): AppError | null {
     case 'charset.unsupported':
       return new AppError('VALIDATION_ERROR', parserError.message);
     default:
+      // Any other client error from reading the body (a corrupt gzip stream answers zlib's
+      // "incorrect header check" as a bare 400) is the caller's: 400, never INTERNAL_ERROR.
+      if (parserError?.expose && typeof parserError.status === 'number' && parserError.status < 500) {
+        return new AppError('VALIDATION_ERROR', `request body could not be read: ${parserError.message}`);
+      }
       return null;
   }
 }

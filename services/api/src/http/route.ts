@@ -6,6 +6,7 @@ import { AppError, isId, notFound } from '@kairos/core';
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
+import { assertStorableInput, rejectUndecodablePath } from './storable-input.js';
 import { parseOrThrow } from './validation.js';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -68,6 +69,11 @@ export class RouteRegistry {
 
   constructor(private readonly router: Router) {}
 
+  /** Middleware for before the router: 400 for a path the router could not decode (see storable-input.ts). */
+  rejectUndecodablePath() {
+    return rejectUndecodablePath(() => this.routes.map(({ spec }) => spec.path));
+  }
+
   add<Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
     spec: RouteSpec<Q, B>,
     handler: (input: HandlerInput<z.output<Q>, z.output<B>>) => Promise<HandlerResult>,
@@ -75,6 +81,7 @@ export class RouteRegistry {
     this.routes.push({ spec: spec as unknown as RouteSpec });
     this.router[spec.method](spec.path, async (req: Request, res: Response) => {
       const params = req.params as Record<string, string>;
+      assertStorableInput({ params, query: req.query, body: req.body });
       // Ids are opaque: a malformed one names nothing, exactly like an unknown one.
       for (const [name, value] of Object.entries(params)) {
         if (name.endsWith('Id') && !isId(value)) throw notFound(RESOURCE_OF_PARAM[name] ?? 'resource', value);

@@ -29,7 +29,7 @@ import {
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
-import { TOTAL_COUNT_HEADER, errorResponses, isoTime } from './common.js';
+import { errorResponses, isoTime, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
 export const tierLimitsRecord = z
@@ -185,14 +185,17 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
         200: {
           description: 'A page of events',
           schema: z.array(auditEventRecord),
-          headers: { [TOTAL_COUNT_HEADER]: 'Events matching the filter' },
+          headers: pageHeaderDocs('Events matching the filter'),
         },
         ...errorResponses(400),
       },
     },
-    async ({ auth, query }) => {
+    async ({ auth, query, req }) => {
       const { events, total } = await listAuditEvents(deps.db, auth.accountId, query);
-      return { body: events.map(toAuditEventRecord), headers: { [TOTAL_COUNT_HEADER]: String(total) } };
+      return {
+        body: events.map(toAuditEventRecord),
+        headers: pageHeaders(req, { ...query, total }, deps.config.KAIROS_PUBLIC_URL),
+      };
     },
   );
 }

@@ -9,7 +9,7 @@ import { audit } from '../audit.js';
 import { requireOperator } from '../auth/operator.js';
 import type { RouteRegistry } from '../http/route.js';
 import { tierLimitsRecord, usageOf, usageRecord } from './account.js';
-import { TOTAL_COUNT_HEADER, errorResponses, isoTime } from './common.js';
+import { errorResponses, isoTime, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
 const adminAccountRecord = z
@@ -69,15 +69,18 @@ export function registerAdminRoutes(routes: RouteRegistry, deps: ApiDeps): void 
         200: {
           description: 'A page of accounts, oldest first',
           schema: z.array(adminAccountRecord),
-          headers: { [TOTAL_COUNT_HEADER]: 'Accounts in total' },
+          headers: pageHeaderDocs('Accounts in total'),
         },
         ...errorResponses(400),
       },
     },
-    async ({ auth, query }) => {
+    async ({ auth, query, req }) => {
       await requireOperator(deps.db, auth);
       const { accounts, total } = await listAccounts(deps.db, query);
-      return { body: await Promise.all(accounts.map(present)), headers: { [TOTAL_COUNT_HEADER]: String(total) } };
+      return {
+        body: await Promise.all(accounts.map(present)),
+        headers: pageHeaders(req, { ...query, total }, deps.config.KAIROS_PUBLIC_URL),
+      };
     },
   );
 

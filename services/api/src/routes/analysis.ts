@@ -12,7 +12,7 @@ import {
 } from '@kairos/core';
 import { getAnalysisSession, listAnalysisSessions, type AnalysisSession } from '@kairos/db';
 import type { RouteRegistry } from '../http/route.js';
-import { errorResponses } from './common.js';
+import { errorResponses, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
 export function toAnalysisSessionSummary(session: AnalysisSession): AnalysisSessionSummaryRecord {
@@ -66,13 +66,18 @@ export function registerAnalysisRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       tags,
       query: listAnalysisSessionsQuery,
       responses: {
-        200: { description: 'A page of sessions', schema: analysisSessionsPage },
+        200: {
+          description: 'A page of sessions',
+          schema: analysisSessionsPage,
+          headers: pageHeaderDocs('Sessions of the endpoint (the same as total)'),
+        },
         ...errorResponses(400, 404),
       },
     },
-    async ({ auth, params, query }) => {
+    async ({ auth, params, query, req }) => {
       const { sessions, total } = await listAnalysisSessions(db, auth.accountId, params.endpointId!, query);
       return {
+        headers: pageHeaders(req, { ...query, total }, deps.config.KAIROS_PUBLIC_URL),
         body: {
           sessions: sessions.map(toAnalysisSessionSummary),
           total,

@@ -8,6 +8,7 @@
  */
 import { AppError, hashSecret } from '@kairos/core';
 import { listAccessTokens, pollDeviceCode, revokeAccessToken, type AccessToken } from '@kairos/db';
+import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import { audit, recordAuditEvent } from '../audit.js';
 import {
@@ -19,6 +20,7 @@ import {
   VERIFICATION_PATH,
 } from '../auth/device-flow.js';
 import { publicBaseUrl } from '../auth/pages.js';
+import { toAppError } from '../http/errors.js';
 import type { RouteRegistry } from '../http/route.js';
 import { errorResponses, isoOrNull, isoTime } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -129,6 +131,22 @@ function toDeviceRecord(token: AccessToken) {
   };
 }
 
+export const DEVICE_TOKEN_PATH = '/api/auth/device/token';
+
+/**
+ * Errors of the token route before its handler runs (malformed or unreadable body, a field of the
+ * wrong type, U+0000 in a field) leave as RFC 8628's invalid_request, not the API's error shape:
+ * device-flow clients parse only the OAuth one. Rate limiting keeps the API shape (documented 429).
+ */
+export function oauthErrorHandler(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const appError = toAppError(error);
+  if (!appError || (appError.code !== 'VALIDATION_ERROR' && appError.code !== 'PAYLOAD_TOO_LARGE')) {
+    next(error);
+    return;
+  }
+  res.status(400).set(NO_STORE).json({ error: 'invalid_request', error_description: appError.message });
+}
+
 function oauthErrorResult(error: OAuthErrorCode, extra: { interval?: number } = {}) {
   return { status: 400, body: { error, error_description: OAUTH_ERRORS[error], ...extra }, headers: NO_STORE };
 }
@@ -176,7 +194,7 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
   routes.add(
     {
       method: 'post',
-      path: '/api/auth/device/token',
+      path: DEVICE_TOKEN_PATH,
       operationId: 'pollDeviceToken',
       summary: 'Poll for the access token (RFC 8628)',
       description:

@@ -24,7 +24,7 @@ import type { RouteRegistry } from '../http/route.js';
 import { assertEndpointQuota, assertScheduleQuota } from '../quotas.js';
 import { validationError } from '../http/validation.js';
 import { toEndpointRecord } from '../presenters.js';
-import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
+import { errorResponses, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
 const listEndpointsQuery = pagingQuery(LIMITS.listDefaultLimit).extend({
@@ -93,17 +93,17 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
         200: {
           description: 'A page of endpoints',
           schema: z.array(endpointRecord),
-          headers: { [TOTAL_COUNT_HEADER]: 'Endpoints matching the filter' },
+          headers: pageHeaderDocs('Endpoints matching the filter'),
         },
         ...errorResponses(400, 404),
       },
     },
-    async ({ auth, params, query }) => {
+    async ({ auth, params, query, req }) => {
       const { endpoints, total } = await listEndpoints(db, auth.accountId, params.jobId!, query);
       const now = deps.now();
       return {
         body: endpoints.map((endpoint) => toEndpointRecord(endpoint, now)),
-        headers: { [TOTAL_COUNT_HEADER]: String(total) },
+        headers: pageHeaders(req, { ...query, total }, deps.config.KAIROS_PUBLIC_URL),
       };
     },
   );

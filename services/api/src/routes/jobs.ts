@@ -5,7 +5,7 @@ import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
 import { assertJobQuota } from '../quotas.js';
 import { toJobRecord } from '../presenters.js';
-import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
+import { errorResponses, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
 const jobActionResult = z.object({ success: z.literal(true), job: jobRecord }).meta({ id: 'JobActionResult' });
@@ -53,14 +53,17 @@ export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
         200: {
           description: 'A page of jobs',
           schema: z.array(jobRecord),
-          headers: { [TOTAL_COUNT_HEADER]: 'Jobs matching the filter' },
+          headers: pageHeaderDocs('Jobs matching the filter'),
         },
         ...errorResponses(400),
       },
     },
-    async ({ auth, query }) => {
+    async ({ auth, query, req }) => {
       const { jobs, total } = await listJobs(db, auth.accountId, query);
-      return { body: jobs.map(toJobRecord), headers: { [TOTAL_COUNT_HEADER]: String(total) } };
+      return {
+        body: jobs.map(toJobRecord),
+        headers: pageHeaders(req, { ...query, total }, deps.config.KAIROS_PUBLIC_URL),
+      };
     },
   );
 

@@ -14,7 +14,7 @@ import {
 import { getEndpoint, getEndpointHealth, getRun, listRuns, type Run } from '@kairos/db';
 import { z } from 'zod';
 import type { RouteRegistry } from '../http/route.js';
-import { TOTAL_COUNT_HEADER, errorResponses } from './common.js';
+import { errorResponses, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
 export function toRunRecord(run: Run): RunRecord {
@@ -27,6 +27,7 @@ export function toRunRecord(run: Run): RunRecord {
     responseBody: run.responseBody ?? null,
     responseFormat: run.responseFormat as RunRecord['responseFormat'],
     responseTruncated: run.responseTruncated,
+    responseBodyAltered: run.responseBodyAltered,
     responseSizeBytes: run.responseSizeBytes,
     errorKind: run.errorKind,
     errorMessage: run.errorMessage,
@@ -57,14 +58,17 @@ export function registerRunRoutes(routes: RouteRegistry, deps: ApiDeps): void {
         200: {
           description: 'A page of runs',
           schema: z.array(runRecord),
-          headers: { [TOTAL_COUNT_HEADER]: 'Runs matching the filter' },
+          headers: pageHeaderDocs('Runs matching the filter'),
         },
         ...errorResponses(400, 404),
       },
     },
-    async ({ auth, params, query }) => {
+    async ({ auth, params, query, req }) => {
       const { runs, total } = await listRuns(db, auth.accountId, params.endpointId!, query);
-      return { body: runs.map(toRunRecord), headers: { [TOTAL_COUNT_HEADER]: String(total) } };
+      return {
+        body: runs.map(toRunRecord),
+        headers: pageHeaders(req, { ...query, total }, deps.config.KAIROS_PUBLIC_URL),
+      };
     },
   );
 

@@ -25,6 +25,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { toStorableText } from '@kairos/core';
 import got from 'got';
 import type { BeforeRedirectHook, Got } from 'got';
 import { createEgressGuard } from './egress-guard.js';
@@ -156,10 +157,12 @@ function toOutcome(result: TransferResult, startedAt: Date, durationMs: number):
     responseBody: stored?.responseBody ?? null,
     responseFormat: stored?.responseFormat ?? null,
     responseTruncated: response !== null && !result.isComplete,
+    responseBodyAltered: stored?.responseBodyAltered ?? false,
     responseSizeBytes: response ? responseSizeBytes(result.receivedBytes, response.declaredBytes) : null,
     errorKind: failure?.kind ?? null,
-    errorMessage: failure?.message ?? null,
-    finalUrl: result.finalUrl,
+    // Messages can quote what the target sent (a header, a URL); recorded, so made storable too.
+    errorMessage: failure ? toStorableText(failure.message) : null,
+    finalUrl: result.finalUrl === null ? null : toStorableText(result.finalUrl),
   };
 }
 

@@ -12,12 +12,21 @@
  *   (decoded) and the declared Content-Length (only for uncompressed responses: for compressed
  *   ones it counts compressed bytes). So an oversized response with Content-Length reports its
  *   real size; an oversized chunked one reports a lower bound (the bytes received before stopping).
+ * - The body is made storable (packages/core storable.ts): invalid UTF-8 decodes to U+FFFD, and each
+ *   U+0000 and lone surrogate (e.g. the JSON escape "\ud800") becomes U+FFFD, in JSON strings and
+ *   keys alike, keeping the JSON structure; JSON nested deeper than JSON_MAX_DEPTH is kept as text.
+ *   PostgreSQL refuses those characters, and one refused body used to fail the whole recording
+ *   batch and re-send the request on every retry (issue #12). responseBodyAltered says it happened.
  */
+import { isUtf8 } from 'node:buffer';
+import { toStorableJson, toStorableText } from '@kairos/core';
 import type { ResponseFormat } from './types.js';
 
 export interface StoredBody {
   responseBody: unknown | null;
   responseFormat: ResponseFormat;
+  /** Some bytes or characters were replaced by U+FFFD to make the body storable. */
+  responseBodyAltered: boolean;
 }
 
 /** Drops a trailing, incomplete UTF-8 sequence left by cutting a body at a byte limit. */
@@ -36,16 +45,32 @@ export function trimIncompleteUtf8(bytes: Buffer): Buffer {
 }
 
 export function decodeResponseBody(bytes: Buffer, isComplete: boolean): StoredBody {
-  const text = (isComplete ? bytes : trimIncompleteUtf8(bytes)).toString('utf8').replace(/^\uFEFF/, '');
-  if (text.length === 0) return { responseBody: null, responseFormat: 'empty' };
+  const kept = isComplete ? bytes : trimIncompleteUtf8(bytes);
+  const isValidUtf8 = isUtf8(kept);
+  const text = kept.toString('utf8').replace(/^\uFEFF/, '');
+  if (text.length === 0) return { responseBody: null, responseFormat: 'empty', responseBodyAltered: false };
   if (isComplete) {
+    let parsed: { value: unknown } | null = null;
     try {
-      return { responseBody: JSON.parse(text) as unknown, responseFormat: 'json' };
+      parsed = { value: JSON.parse(text) as unknown };
     } catch {
       // Not JSON: stored as text below.
     }
+    const storable = parsed ? toStorableJson(parsed.value) : null;
+    if (storable) {
+      return {
+        responseBody: storable.value,
+        responseFormat: 'json',
+        responseBodyAltered: storable.isAltered || !isValidUtf8,
+      };
+    }
   }
-  return { responseBody: text, responseFormat: 'text' };
+  const storableText = toStorableText(text);
+  return {
+    responseBody: storableText,
+    responseFormat: 'text',
+    responseBodyAltered: storableText !== text || !isValidUtf8,
+  };
 }
 
 export function responseSizeBytes(receivedBytes: number, declaredBytes: number | null): number {

@@ -50,6 +50,8 @@ export interface HttpOutcome {
   responseFormat: ResponseFormat | null;
   /** True when the stored body is only a prefix of the body (size limit, or the read was cut short). */
   responseTruncated: boolean;
+  /** Some characters of the body were replaced by U+FFFD to make it storable (response-body.ts). */
+  responseBodyAltered: boolean;
   /** See response-body.ts for how the size is measured; null when no response arrived. */
   responseSizeBytes: number | null;
   errorKind: HttpErrorKind | null;

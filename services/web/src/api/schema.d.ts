@@ -1236,12 +1236,14 @@ export interface components {
             /** @description Final HTTP status; null when no response arrived (timeout, connection error) */
             statusCode: number | null;
             durationMs: number;
-            /** @description The response body: parsed JSON when it parses, else the text; null when empty or absent. Truncated to maxResponseSizeKb (see responseTruncated). */
+            /** @description The response body: parsed JSON when it parses, else the text; null when empty or absent. Truncated to maxResponseSizeKb (see responseTruncated). Made storable: invalid UTF-8 bytes, U+0000 and unpaired UTF-16 surrogates (e.g. the JSON escape "\ud800") are replaced by U+FFFD, in JSON strings and object keys alike, keeping the JSON structure (see responseBodyAltered); JSON nested deeper than 1000 levels is stored as text. */
             responseBody: unknown;
             responseFormat: ("json" | "text" | "empty") | null;
             responseTruncated: boolean;
+            /** @description True when characters of responseBody were replaced by U+FFFD to make it storable (the body held U+0000, an unpaired surrogate or invalid UTF-8); false otherwise */
+            responseBodyAltered: boolean;
             responseSizeBytes: number | null;
-            /** @description When failed: timeout, http_status, network, blocked, too_large or invalid_request (open list) */
+            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
@@ -1810,6 +1812,8 @@ export interface operations {
                 headers: {
                     /** @description Jobs matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2282,6 +2286,8 @@ export interface operations {
                 headers: {
                     /** @description Endpoints matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3083,6 +3089,8 @@ export interface operations {
                 headers: {
                     /** @description Runs matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4383,6 +4391,8 @@ export interface operations {
                 headers: {
                     /** @description Events matching the filter */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4447,6 +4457,10 @@ export interface operations {
             /** @description A page of sessions */
             200: {
                 headers: {
+                    /** @description Sessions of the endpoint (the same as total) */
+                    "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4578,6 +4592,8 @@ export interface operations {
                 headers: {
                     /** @description Accounts in total */
                     "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import type { ReactNode } from 'react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -72,7 +72,37 @@ describe('AnalysisSessionsList', () => {
     expect(screen.getByText('model timeout')).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Show more analysis sessions' })).toBeTruthy();
     expect(get).toHaveBeenCalledWith('/api/endpoints/{endpointId}/analysis-sessions', {
-      params: { path: { endpointId: 'e1' }, query: { limit: 10 } },
+      params: { path: { endpointId: 'e1' }, query: { limit: 10, offset: 0 } },
     });
+  });
+
+  it('appends the next page by offset, past what one request may ask for, and stops at the end', async () => {
+    const pageOf = (from: number, count: number, total: number) => ({
+      data: {
+        sessions: Array.from({ length: count }, (_, i) => session({ id: `s${from + i}` })),
+        total,
+        hasMore: from + count < total,
+      },
+      response: new Response(null, { status: 200 }),
+    });
+    get.mockImplementation(async (_path: string, { params }: { params: { query: { offset: number } } }) =>
+      params.query.offset === 0 ? pageOf(0, 10, 13) : pageOf(params.query.offset, 3, 13),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <QueryClientProvider client={client}>
+        <MemoryRouter>
+          <AnalysisSessionsList endpointId="e1" />
+        </MemoryRouter>
+      </QueryClientProvider>,
+    );
+    expect(await screen.findByText('10 of 13 analysis sessions, newest first.')).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: 'Show more analysis sessions' }));
+    expect(await screen.findByText('13 of 13 analysis sessions, newest first.')).toBeTruthy();
+    expect(get).toHaveBeenLastCalledWith('/api/endpoints/{endpointId}/analysis-sessions', {
+      params: { path: { endpointId: 'e1' }, query: { limit: 10, offset: 10 } },
+    });
+    expect(screen.getAllByRole('link', { name: /^Analysis / })).toHaveLength(13);
+    expect(screen.queryByRole('button', { name: 'Show more analysis sessions' })).toBeNull();
   });
 });

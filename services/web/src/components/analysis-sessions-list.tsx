@@ -3,8 +3,7 @@
  * compact: when, status, shadow mark, trigger, tokens and the start of the reasoning, each linking
  * to the session. "Show more" pages on in steps of 10 (the API's default page size).
  */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../api/client';
 import { formatDateTime, formatRelative } from '../lib/time';
@@ -52,16 +51,23 @@ export function AnalysisSessionsList({
   /** The list's h2; null when the embedding page gives its own heading. */
   title?: string | null;
 }) {
-  const [limit, setLimit] = useState(PAGE_SIZE);
-  const sessions = useQuery({
-    queryKey: ['endpoint', endpointId, 'analysis-sessions', limit],
-    queryFn: () =>
+  // Pages of PAGE_SIZE by offset: "show more" appends the next page, so an endpoint with more
+  // sessions than the API's largest page (1000) is still read to the end.
+  const sessions = useInfiniteQuery({
+    queryKey: ['endpoint', endpointId, 'analysis-sessions', 'pages'],
+    initialPageParam: 0,
+    queryFn: ({ pageParam }) =>
       unwrap(
         api.GET('/api/endpoints/{endpointId}/analysis-sessions', {
-          params: { path: { endpointId }, query: { limit } },
+          params: { path: { endpointId }, query: { limit: PAGE_SIZE, offset: pageParam } },
         }),
       ),
-    placeholderData: keepPreviousData,
+    getNextPageParam: (last, pages) =>
+      last.hasMore ? pages.reduce((sum, page) => sum + page.sessions.length, 0) : undefined,
+    select: (data) => ({
+      sessions: data.pages.flatMap((page) => page.sessions),
+      total: data.pages[data.pages.length - 1]!.total,
+    }),
   });
   return (
     <section className="analysis-sessions" aria-label={title ?? 'Analysis sessions'}>
@@ -85,8 +91,12 @@ export function AnalysisSessionsList({
                   <SessionItem key={session.id} session={session} isCurrent={session.id === currentSessionId} />
                 ))}
               </ul>
-              {page.hasMore ? (
-                <button type="button" onClick={() => setLimit(limit + PAGE_SIZE)} disabled={sessions.isPlaceholderData}>
+              {sessions.hasNextPage ? (
+                <button
+                  type="button"
+                  onClick={() => void sessions.fetchNextPage()}
+                  disabled={sessions.isFetchingNextPage}
+                >
                   Show more analysis sessions
                 </button>
               ) : null}

@@ -1,5 +1,7 @@
 /** limit/offset paging for list endpoints that answer with X-Total-Count. */
+import { useId, useState } from 'react';
 import { unwrap } from '../api/client';
+import { offsetOfPage, pageNav } from './page-nav';
 
 export interface Page<T> {
   items: T[];
@@ -16,6 +18,11 @@ export async function unwrapPage<T>(
   return { items, total: Number.isFinite(total) && response.headers.has('X-Total-Count') ? total : items.length };
 }
 
+/**
+ * Previous / next, first / last and a page-number jump, so every item of a long list (100,000
+ * endpoints are 1,000 pages) is a few keystrokes away. All controls are native buttons and a
+ * labelled number input; the position is announced politely.
+ */
 export function Pager({
   offset,
   limit,
@@ -29,19 +36,57 @@ export function Pager({
   what: string;
   onChange: (offset: number) => void;
 }) {
+  const [pageInput, setPageInput] = useState('');
+  const inputId = useId();
   if (total <= limit && offset === 0) return null;
-  const last = Math.min(offset + limit, total);
+  const nav = pageNav(offset, limit, total);
+  const go = (target: number) => {
+    setPageInput('');
+    onChange(target);
+  };
   return (
     <nav className="actions pager" aria-label={`Pages of ${what}`}>
-      <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
+      <button type="button" disabled={offset === 0} onClick={() => go(0)}>
+        First page
+      </button>
+      <button type="button" disabled={nav.prevOffset === null} onClick={() => go(nav.prevOffset ?? 0)}>
         Previous page
       </button>
       <span className="muted" aria-live="polite">
-        {total === 0 ? 'none' : `${offset + 1}–${last} of ${total} ${what}`}
+        {nav.to < nav.from
+          ? `none here (${total} ${what})`
+          : `${nav.from}–${nav.to} of ${total} ${what}, page ${nav.page} of ${nav.pageCount}`}
       </span>
-      <button type="button" disabled={last >= total} onClick={() => onChange(offset + limit)}>
+      <button type="button" disabled={nav.nextOffset === null} onClick={() => go(nav.nextOffset ?? offset)}>
         Next page
       </button>
+      <button type="button" disabled={offset === nav.lastOffset} onClick={() => go(nav.lastOffset)}>
+        Last page
+      </button>
+      {nav.pageCount > 2 ? (
+        <form
+          className="pager-jump"
+          onSubmit={(event) => {
+            event.preventDefault();
+            const target = offsetOfPage(pageInput, limit, nav.pageCount);
+            if (target !== null) go(target);
+          }}
+        >
+          <label htmlFor={inputId}>Page</label>
+          <input
+            id={inputId}
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={nav.pageCount}
+            step={1}
+            value={pageInput}
+            placeholder={String(nav.page)}
+            onChange={(event) => setPageInput(event.target.value)}
+          />
+          <button type="submit">Go to page</button>
+        </form>
+      ) : null}
     </nav>
   );
 }

@@ -1,4 +1,7 @@
-/** A run's response body: pretty-printed JSON when it is JSON, the text otherwise, truncation flagged. */
+/**
+ * A run's response body: pretty-printed JSON when it is JSON, the text otherwise, truncation and
+ * replaced characters (responseBodyAltered) flagged.
+ */
 import type { Run } from './run-format';
 import { formatResponseBody } from './run-format';
 
@@ -15,6 +18,12 @@ export function RunResponse({ run }: { run: Run }) {
         <p className="run-truncated" role="note">
           <span className="badge badge-paused">truncated</span> The response was larger than the endpoint’s response
           size limit; only its beginning is kept below.
+        </p>
+      ) : null}
+      {run.responseBodyAltered ? (
+        <p className="run-truncated" role="note">
+          <span className="badge badge-paused">altered</span> The response held characters that cannot be stored
+          (U+0000, unpaired surrogates or invalid UTF-8); each was replaced by � (U+FFFD).
         </p>
       ) : null}
       {body.kind === 'empty' ? (

@@ -16,6 +16,7 @@ function run(id: string, scheduledOffsetMs: number, overrides: Partial<Run> = {}
     responseBody: null,
     responseFormat: 'empty',
     responseTruncated: false,
+    responseBodyAltered: false,
     responseSizeBytes: 0,
     errorKind: null,
     errorMessage: null,

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "responseBodyAltered" BOOLEAN NOT NULL DEFAULT false;
+

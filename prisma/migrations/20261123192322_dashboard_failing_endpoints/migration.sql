@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "endpoints_accountId_failureCount_idx" ON "endpoints"("accountId", "failureCount");
+
