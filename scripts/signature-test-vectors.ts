@@ -1,7 +1,8 @@
 /**
  * The outbound-signature test vectors receivers check their verifier against
  * (docs/signature-test-vectors.json, explained in docs/verifying-signatures.md), built with the very
- * signing function the executor uses (`signPayload` of @kairos/core).
+ * signing functions the executor uses (`signPayload`, and `signPayloadWithKeys` for the header a
+ * rotation's grace window sends: `sha256=<new> sha256=<old>`, of @kairos/core).
  *
  *   node --conditions=source --import tsx scripts/signature-test-vectors.ts          # print
  *   node --conditions=source --import tsx scripts/signature-test-vectors.ts --write  # rewrite the file
@@ -15,7 +16,14 @@ import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, SIGNATURE_TOLERANCE_SEC, signPayload } from '@kairos/core';
+import {
+  MAX_SIGNATURES_PER_HEADER,
+  SIGNATURE_HEADER,
+  SIGNATURE_TIMESTAMP_HEADER,
+  SIGNATURE_TOLERANCE_SEC,
+  signPayload,
+  signPayloadWithKeys,
+} from '@kairos/core';
 
 export const VECTORS_PATH = join(dirname(fileURLToPath(import.meta.url)), '../docs/signature-test-vectors.json');
 
@@ -23,6 +31,16 @@ export const VECTORS_PATH = join(dirname(fileURLToPath(import.meta.url)), '../do
 export interface SignedVector {
   name: string;
   key: string;
+  timestamp: string;
+  body: string;
+  signature: string;
+}
+
+/** What Kairos sends inside a key rotation's grace window: one header, the current key's signature first. */
+export interface RotationSignedVector {
+  name: string;
+  /** The current key, then the previous one. */
+  keys: [string, string];
   timestamp: string;
   body: string;
   signature: string;
@@ -43,7 +61,9 @@ export interface SignatureTestVectors {
   about: string;
   headers: { signature: string; timestamp: string };
   toleranceSeconds: number;
+  maxSignaturesPerHeader: number;
   signed: SignedVector[];
+  signedDuringRotation: RotationSignedVector[];
   verifications: VerificationVector[];
 }
 
@@ -96,6 +116,23 @@ export function buildSignatureTestVectors(): SignatureTestVectors {
   // encodes instead of the 64 characters themselves.
   const hexDecodedKeySignature = `sha256=${createHmac('sha256', Buffer.from(key, 'hex')).update(`${json.timestamp}.${json.body}`).digest('hex')}`;
 
+  // Grace window after a rotation: key-1 is the new key, key-3 the previous one.
+  const previousKey = keyFor('key-3');
+  const rotationVector = (name: string, body: string): RotationSignedVector => ({
+    name,
+    keys: [key, previousKey],
+    timestamp: String(T),
+    body,
+    signature: signPayloadWithKeys([key, previousKey], T, body),
+  });
+  const signedDuringRotation = [
+    rotationVector('rotation grace window: POST with a JSON body', '{"orders":42,"status":"backlog"}'),
+    rotationVector('rotation grace window: GET request, empty body', ''),
+  ];
+  const [rotation] = signedDuringRotation as [RotationSignedVector];
+  const rotationAsSigned = (withKey: string): SignedVector => ({ ...rotation, key: withKey });
+  const [newEntry, oldEntry] = rotation.signature.split(' ') as [string, string];
+
   const verifications = [
     ...signed.map((vector) => verify(`valid: ${vector.name}`, vector, {}, true)),
     verify('valid: 300 s old (the tolerance is inclusive)', json, { now: at(json) + SIGNATURE_TOLERANCE_SEC }, true),
@@ -129,16 +166,56 @@ export function buildSignatureTestVectors(): SignatureTestVectors {
     verify('truncated signature', json, { signature: json.signature.slice(0, -2) }, false),
     verify('empty signature header', json, { signature: '' }, false),
     verify('timestamp header not a number', json, { timestamp: 'yesterday' }, false),
+    verify('valid: two signatures (rotation), checked with the new key', rotationAsSigned(key), {}, true),
+    verify('valid: two signatures (rotation), checked with the previous key', rotationAsSigned(previousKey), {}, true),
+    verify(
+      'valid: two signatures in the other order',
+      rotationAsSigned(previousKey),
+      { signature: `${oldEntry} ${newEntry}` },
+      true,
+    ),
+    verify(
+      'valid: two signatures for an empty GET body',
+      { ...(signedDuringRotation[1] as RotationSignedVector), key: previousKey },
+      {},
+      true,
+    ),
+    verify('two signatures, neither from this key', rotationAsSigned(otherKey), {}, false),
+    verify(
+      'two signatures, tampered body',
+      rotationAsSigned(previousKey),
+      { body: rotation.body.replace('42', '43') },
+      false,
+    ),
+    verify(
+      'two signatures, one entry malformed',
+      rotationAsSigned(key),
+      { signature: `${newEntry} sha256=${'z'.repeat(64)}` },
+      false,
+    ),
+    verify(
+      `more than ${MAX_SIGNATURES_PER_HEADER} signatures in one header`,
+      rotationAsSigned(key),
+      {
+        signature: Array<string>(MAX_SIGNATURES_PER_HEADER + 1)
+          .fill(newEntry)
+          .join(' '),
+      },
+      false,
+    ),
   ];
 
   return {
     about:
       'Kairos outbound request signatures: HMAC-SHA256 keyed with the signing key as shown (its 64 characters as UTF-8), over "<timestamp>.<raw body>", sent as "sha256=<hex>". ' +
-      '"signed": header values Kairos sends for key, timestamp and body. "verifications": what a receiver must answer for a request arriving at "now" (unix seconds). ' +
+      "During a key rotation grace window the header lists both keys' signatures, space-separated, the current key first; a receiver accepts any one that verifies (at most maxSignaturesPerHeader entries, every entry well-formed). " +
+      '"signed": header values Kairos sends for key, timestamp and body. "signedDuringRotation": the same for the current and the previous key. "verifications": what a receiver must answer for a request arriving at "now" (unix seconds). ' +
       'Generated by scripts/signature-test-vectors.ts from the signing code; see docs/verifying-signatures.md.',
     headers: { signature: SIGNATURE_HEADER, timestamp: SIGNATURE_TIMESTAMP_HEADER },
     toleranceSeconds: SIGNATURE_TOLERANCE_SEC,
+    maxSignaturesPerHeader: MAX_SIGNATURES_PER_HEADER,
     signed,
+    signedDuringRotation,
     verifications,
   };
 }

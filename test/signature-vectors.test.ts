@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { signPayload, verifySignature } from '@kairos/core';
+import { signPayload, signPayloadWithKeys, verifySignature } from '@kairos/core';
 import {
   VECTORS_PATH,
   buildSignatureTestVectors,
@@ -50,6 +50,12 @@ describe('signature test vectors', () => {
     expect(vectors.signed.length).toBeGreaterThanOrEqual(4);
     for (const vector of vectors.signed) {
       expect(signPayload(vector.key, Number(vector.timestamp), vector.body)).toBe(vector.signature);
+    }
+    expect(vectors.signedDuringRotation.length).toBeGreaterThanOrEqual(1);
+    for (const vector of vectors.signedDuringRotation) {
+      expect(vector.signature).toMatch(/^sha256=[0-9a-f]{64} sha256=[0-9a-f]{64}$/);
+      expect(vector.signature.split(' ')[0]).toBe(signPayload(vector.keys[0], Number(vector.timestamp), vector.body));
+      expect(signPayloadWithKeys(vector.keys, Number(vector.timestamp), vector.body)).toBe(vector.signature);
     }
     const answers = vectors.verifications.map((vector) => ({
       name: vector.name,

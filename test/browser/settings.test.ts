@@ -79,7 +79,7 @@ describe('settings', () => {
     await waitFor(async () => (await settingsNow()).aiSchedulingEnabled === false, WAIT_MS, 'AI scheduling off');
     await set(shadow, true);
     await waitFor(async () => (await settingsNow()).aiShadowMode === true, WAIT_MS, 'shadow mode on');
-    expect(await settingsNow()).toEqual({ aiSchedulingEnabled: false, aiShadowMode: true });
+    expect(await settingsNow()).toEqual({ aiSchedulingEnabled: false, aiShadowMode: true, signingKeyGraceMinutes: 0 });
 
     // The page's own refetch (every 3 s) agrees: the boxes stay as set.
     await h.page.waitForResponse((response) => response.url().endsWith('/api/account'), { timeout: WAIT_MS });
@@ -117,6 +117,34 @@ describe('settings', () => {
     await signing.getByText(`${after.keyPrefix}…`).waitFor();
     await secret.getByRole('button', { name: 'Done' }).click();
     await secret.waitFor({ state: 'detached' });
+  });
+
+  it('sets a rotation grace window, shows the previous key until revoked after confirming', async () => {
+    const signing = section('Signing key');
+    const accountId = await h.accountId();
+    const before = await h.api.db.prisma.signingKey.findFirstOrThrow({ where: { accountId } });
+    await signing.getByLabel('Grace window (minutes)').fill('90');
+    await signing.getByRole('button', { name: 'Save grace window' }).click();
+    await waitFor(
+      async () =>
+        (await h.api.db.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).signingKeyGraceMinutes === 90,
+      WAIT_MS,
+      'grace window saved',
+    );
+
+    const rotated = acceptNextDialog(h.page);
+    await signing.getByRole('button', { name: 'Rotate signing key' }).click();
+    await rotated;
+    const secret = signing.getByRole('group', { name: 'New signing key' });
+    await secret.getByRole('button', { name: 'Done' }).click();
+    await signing.getByText(`${before.keyPrefix}…`).waitFor(); // the previous key, still signing
+
+    const asked = acceptNextDialog(h.page);
+    await signing.getByRole('button', { name: 'Revoke previous key now' }).click();
+    expect(await asked).toMatch(/Revoke the previous signing key now\?/);
+    await signing.getByRole('button', { name: 'Revoke previous key now' }).waitFor({ state: 'detached' });
+    const after = await h.api.db.prisma.signingKey.findFirstOrThrow({ where: { accountId } });
+    expect(after).toMatchObject({ previousKeyPrefix: null, previousEncryptedKey: null, previousExpiresAt: null });
   });
 
   it('creates a signing key when the account has none', async () => {

@@ -72,7 +72,15 @@ export async function createAccount(
         : null;
       const signingKey = await tx.signingKey.create({
         data: { id: newId(), accountId, keyPrefix, encryptedKey },
-        select: { id: true, accountId: true, keyPrefix: true, createdAt: true, rotatedAt: true },
+        select: {
+          id: true,
+          accountId: true,
+          keyPrefix: true,
+          createdAt: true,
+          rotatedAt: true,
+          previousKeyPrefix: true,
+          previousExpiresAt: true,
+        },
       });
       return { account, user, apiKey, signingKey, rawSigningKey };
     });

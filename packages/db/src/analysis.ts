@@ -332,15 +332,22 @@ export async function getAnalysisSession(db: Database, accountId: string, sessio
   return session;
 }
 
-/** Settings > AI Features. Returns the updated account. */
+/** Settings > AI Features, and the signing key's rotation grace window. Returns the updated account. */
 export async function updateAccountAiSettings(
   db: Database,
   accountId: string,
-  settings: { aiSchedulingEnabled?: boolean | undefined; aiShadowMode?: boolean | undefined },
+  settings: {
+    aiSchedulingEnabled?: boolean | undefined;
+    aiShadowMode?: boolean | undefined;
+    signingKeyGraceMinutes?: number | undefined;
+  },
 ) {
   const data = {
     ...(settings.aiSchedulingEnabled === undefined ? {} : { aiSchedulingEnabled: settings.aiSchedulingEnabled }),
     ...(settings.aiShadowMode === undefined ? {} : { aiShadowMode: settings.aiShadowMode }),
+    ...(settings.signingKeyGraceMinutes === undefined
+      ? {}
+      : { signingKeyGraceMinutes: settings.signingKeyGraceMinutes }),
   };
   const { count } = await db.prisma.account.updateMany({ where: { id: accountId }, data });
   if (count === 0) throw notFound('account', accountId);

@@ -21,6 +21,10 @@ export interface ExecutionTarget {
   lastRunAt: Date | null;
   /** The account's signing key, encrypted; null when the account has none (then nothing is signed). */
   encryptedSigningKey: string | null;
+  /** The key a rotation replaced, encrypted, while the account's grace window keeps it (else null). */
+  encryptedPreviousSigningKey: string | null;
+  /** When the previous key stops signing; the executor signs with it only before this instant. */
+  previousSigningKeyExpiresAt: Date | null;
   tier: 'free' | 'pro' | 'enterprise';
   quotaOverrides: unknown;
   /** The account's AI scheduling setting: only then is a recorded run announced to the planner. */
@@ -30,7 +34,8 @@ export interface ExecutionTarget {
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
          e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
-         k."encryptedKey" AS "encryptedSigningKey", a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
+         k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
+         k."previousExpiresAt" AS "previousSigningKeyExpiresAt", a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
     JOIN accounts a ON a.id = e."accountId"

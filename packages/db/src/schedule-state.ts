@@ -4,11 +4,11 @@
  * after the pending BullMQ job has been replaced, so two schedulers recomputing one endpoint are
  * serialised and the queue always ends up holding the job of the newest version only.
  */
-import type { ScheduleInput } from '@kairos/core';
+import type { JitterInput, ScheduleInput } from '@kairos/core';
 import type pg from 'pg';
 import type { Database } from './client.js';
 
-export interface ScheduleRow extends ScheduleInput {
+export interface ScheduleRow extends ScheduleInput, JitterInput {
   id: string;
   accountId: string;
   jobStatus: 'active' | 'paused' | 'archived';
@@ -30,8 +30,17 @@ const SELECT_FOR_UPDATE = `
          e."nextRunAt", e."nextRunId",
          e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
          e."failureCount", e."lastScheduledAt", e."lastRunAt", e."createdAt", e."pausedUntil",
-         e."hintIntervalMs", e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt"
+         e."hintIntervalMs", e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt",
+         e."jitterMs", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
+    -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned
+    -- time anchors the next slot; core/schedule/jitter.ts). Found by the (endpointId, startedAt) index.
+    LEFT JOIN LATERAL (
+      SELECT r.id, r.source FROM runs r
+       WHERE e."jitterMs" > 0 AND r."endpointId" = e.id AND r."startedAt" = e."lastRunAt"
+         AND r."scheduledAt" = e."lastScheduledAt" AND r.source <> 'test'
+       LIMIT 1
+    ) last ON true
    WHERE e.id = ANY($1::uuid[])
    ORDER BY e.id
      FOR UPDATE OF e`;

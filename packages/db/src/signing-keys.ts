@@ -3,13 +3,19 @@
  * encrypted under the master key (AES-256-GCM, core/signing/secret-box.ts). The raw key leaves
  * these functions only on create and rotate, to be shown once. Rotation replaces the key in place:
  * the executor reads it for every execution (no cache), so the old key is invalid at once.
+ *
+ * Grace window (issue #16, opt-in): when the account's `signingKeyGraceMinutes` is above 0, the
+ * rotation moves the replaced key (still encrypted) to `previousEncryptedKey` with
+ * `previousExpiresAt` = rotation time + the window; the executor signs with both until then. Only one
+ * previous key is kept: rotating again inside a window drops the older one. `revokePreviousSigningKey`
+ * ends the window at once. With 0 (the default) a rotation clears any previous key.
  */
 import { AppError, encryptSecret, generateSigningKey, newId, signingKeyPrefix } from '@kairos/core';
 import type { Database } from './client.js';
 import type { SigningKey } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
 
-export type SigningKeyInfo = Omit<SigningKey, 'encryptedKey'>;
+export type SigningKeyInfo = Omit<SigningKey, 'encryptedKey' | 'previousEncryptedKey'>;
 
 export interface IssuedSigningKey {
   /** Shown once; never stored or logged. */
@@ -17,7 +23,17 @@ export interface IssuedSigningKey {
   key: SigningKeyInfo;
 }
 
-const withoutSecret = { id: true, accountId: true, keyPrefix: true, createdAt: true, rotatedAt: true } as const;
+const withoutSecret = {
+  id: true,
+  accountId: true,
+  keyPrefix: true,
+  createdAt: true,
+  rotatedAt: true,
+  previousKeyPrefix: true,
+  previousExpiresAt: true,
+} as const;
+
+const RETURNING_INFO = `k.id, k."accountId", k."keyPrefix", k."createdAt", k."rotatedAt", k."previousKeyPrefix", k."previousExpiresAt"`;
 
 /** A fresh key, as the raw value and the columns to store (used by createAccount too). */
 export function newSigningKey(masterKey: Buffer): { rawKey: string; keyPrefix: string; encryptedKey: string } {
@@ -54,11 +70,45 @@ export async function rotateSigningKey(
   now: Date,
 ): Promise<IssuedSigningKey> {
   const { rawKey, keyPrefix, encryptedKey } = newSigningKey(masterKey);
-  const { count } = await db.prisma.signingKey.updateMany({
-    where: { accountId },
-    data: { keyPrefix, encryptedKey, rotatedAt: now },
-  });
-  if (count === 0) throw new AppError('NOT_FOUND', 'no signing key exists; create one with POST /api/signing-keys');
-  const key = await db.prisma.signingKey.findUniqueOrThrow({ where: { accountId }, select: withoutSecret });
+  // One statement: the right-hand sides read the row as it was, so the replaced key moves to
+  // previous* in the same write that stores the new one (no window where neither signs).
+  const { rows } = await db.pool.query<SigningKeyInfo>(
+    `UPDATE signing_keys k
+        SET "keyPrefix" = $2, "encryptedKey" = $3, "rotatedAt" = $4,
+            "previousKeyPrefix"    = CASE WHEN a."signingKeyGraceMinutes" > 0 THEN k."keyPrefix" END,
+            "previousEncryptedKey" = CASE WHEN a."signingKeyGraceMinutes" > 0 THEN k."encryptedKey" END,
+            "previousExpiresAt"    = CASE WHEN a."signingKeyGraceMinutes" > 0
+                                          THEN $4::timestamptz + make_interval(mins => a."signingKeyGraceMinutes") END
+       FROM accounts a
+      WHERE a.id = k."accountId" AND k."accountId" = $1
+  RETURNING ${RETURNING_INFO}`,
+    [accountId, keyPrefix, encryptedKey, now],
+  );
+  const key = rows[0];
+  if (!key) throw new AppError('NOT_FOUND', 'no signing key exists; create one with POST /api/signing-keys');
   return { rawKey, key };
+}
+
+/**
+ * Ends the grace window now: the previous key stops signing from the next request on.
+ * NOT_FOUND when there is no previous key still inside its window (none kept, already expired or
+ * revoked, or no signing key at all): there is nothing to revoke.
+ */
+export async function revokePreviousSigningKey(
+  db: Database,
+  accountId: string,
+  now: Date,
+): Promise<{ key: SigningKeyInfo; revokedKeyPrefix: string }> {
+  const { rows } = await db.pool.query<SigningKeyInfo & { revokedPrefix: string }>(
+    `UPDATE signing_keys k
+        SET "previousKeyPrefix" = NULL, "previousEncryptedKey" = NULL, "previousExpiresAt" = NULL
+       FROM signing_keys old
+      WHERE old.id = k.id AND k."accountId" = $1 AND k."previousExpiresAt" > $2
+  RETURNING ${RETURNING_INFO}, old."previousKeyPrefix" AS "revokedPrefix"`,
+    [accountId, now],
+  );
+  const row = rows[0];
+  if (!row) throw new AppError('NOT_FOUND', 'no previous signing key is in its grace window; nothing to revoke');
+  const { revokedPrefix, ...key } = row;
+  return { key, revokedKeyPrefix: revokedPrefix };
 }

@@ -108,6 +108,9 @@ export type SigningKeyInfo = {
   keyPrefix: string | null;
   createdAt: string | null;
   rotatedAt: string | null;
+  /** The replaced key while a rotation grace window runs; null otherwise. */
+  previousKeyPrefix: string | null;
+  previousExpiresAt: string | null;
 };
 
 export type IssuedSigningKey = {
@@ -115,6 +118,15 @@ export type IssuedSigningKey = {
   keyPrefix: string;
   createdAt: string;
   rotatedAt: string | null;
+  previousKeyPrefix: string | null;
+  previousExpiresAt: string | null;
+};
+
+/** The settings part of GET /api/account (what PATCH /api/account/settings changes). */
+export type AccountSettings = {
+  aiSchedulingEnabled: boolean;
+  aiShadowMode: boolean;
+  signingKeyGraceMinutes: number;
 };
 
 export type JobActionResult = { success: true; job: JobRecord };
@@ -243,6 +255,13 @@ export class ApiClient {
   getSigningKey = () => this.call<SigningKeyInfo>('GET', '/api/signing-keys');
   createSigningKey = () => this.call<IssuedSigningKey>('POST', '/api/signing-keys');
   rotateSigningKey = () => this.call<IssuedSigningKey>('POST', '/api/signing-keys/rotate');
+  revokePreviousSigningKey = () => this.call<SigningKeyInfo>('POST', '/api/signing-keys/revoke-previous');
+  setSigningKeyGraceMinutes = async (signingKeyGraceMinutes: number) =>
+    (
+      await this.call<{ settings: AccountSettings }>('PATCH', '/api/account/settings', {
+        body: { signingKeyGraceMinutes },
+      })
+    ).settings;
 
   // Documentation
   getLlmsTxt = () => this.call<string>('GET', '/api/llms.txt', { authenticate: false });

@@ -59,6 +59,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     timezone: endpoint.timezone,
     minIntervalMs: endpoint.minIntervalMs,
     maxIntervalMs: endpoint.maxIntervalMs,
+    jitterMs: endpoint.jitterMs,
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     headersJson: maskHeaders(endpoint.headers as Record<string, string> | null),

@@ -35,7 +35,7 @@ describe('GET /api/account', () => {
     expect(response.body).toMatchObject({
       id: account.accountId,
       tier: 'free',
-      settings: { aiSchedulingEnabled: true, aiShadowMode: false },
+      settings: { aiSchedulingEnabled: true, aiShadowMode: false, signingKeyGraceMinutes: 0 },
       aiBudget: {
         tokensUsed: 0,
         tokensLimit: TIER_LIMITS.free.aiTokensPerMonth,
@@ -67,13 +67,17 @@ describe('PATCH /api/account/settings', () => {
     const { account, api } = await newAccount();
     const off = await api.patch('/api/account/settings', { aiSchedulingEnabled: false });
     expect(off.status).toBe(200);
-    expect(off.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: false });
+    expect(off.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: false, signingKeyGraceMinutes: 0 });
     expect(off.body).not.toHaveProperty('aiSchedulingEnabled');
     const shadow = await api.patch('/api/account/settings', { aiShadowMode: true });
-    expect(shadow.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: true });
+    expect(shadow.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: true, signingKeyGraceMinutes: 0 });
     const both = await api.patch('/api/account/settings', { aiSchedulingEnabled: true, aiShadowMode: false });
-    expect(both.body.settings).toEqual({ aiSchedulingEnabled: true, aiShadowMode: false });
-    expect((await api.get('/api/account')).body.settings).toEqual({ aiSchedulingEnabled: true, aiShadowMode: false });
+    expect(both.body.settings).toEqual({ aiSchedulingEnabled: true, aiShadowMode: false, signingKeyGraceMinutes: 0 });
+    expect((await api.get('/api/account')).body.settings).toEqual({
+      aiSchedulingEnabled: true,
+      aiShadowMode: false,
+      signingKeyGraceMinutes: 0,
+    });
     const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(stored).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false });
     const audit = await harness.db.prisma.auditEvent.findMany({

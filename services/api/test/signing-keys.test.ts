@@ -42,6 +42,8 @@ describe('signing keys', () => {
       keyPrefix: rawKey.slice(0, 8),
       createdAt: row.createdAt.toISOString(),
       rotatedAt: null,
+      previousKeyPrefix: null,
+      previousExpiresAt: null,
     });
   });
 
@@ -62,6 +64,8 @@ describe('signing keys', () => {
       keyPrefix: null,
       createdAt: null,
       rotatedAt: null,
+      previousKeyPrefix: null,
+      previousExpiresAt: null,
     });
     const rotate = await api.post('/api/signing-keys/rotate');
     expect(rotate.status).toBe(404);
@@ -75,6 +79,8 @@ describe('signing keys', () => {
       keyPrefix: created.body.rawKey.slice(0, 8),
       createdAt: expect.any(String),
       rotatedAt: null,
+      previousKeyPrefix: null,
+      previousExpiresAt: null,
     });
     await expectStoredEncrypted(accountId, created.body.rawKey);
     const info = (await api.get('/api/signing-keys')).body;
@@ -83,6 +89,8 @@ describe('signing keys', () => {
       keyPrefix: created.body.keyPrefix,
       createdAt: created.body.createdAt,
       rotatedAt: null,
+      previousKeyPrefix: null,
+      previousExpiresAt: null,
     });
     expect(JSON.stringify(info)).not.toContain(created.body.rawKey);
   });

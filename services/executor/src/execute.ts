@@ -96,9 +96,15 @@ async function callEndpoint(
 ): Promise<HttpOutcome> {
   // Decrypted per execution: a rotated key signs the very next request (no cache to go stale).
   // A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
+  // The previous key signs too while the account's rotation grace window runs (opt-in, issue #16).
   let signingKey: string | null;
+  let previousSigningKey: string | null = null;
   try {
     signingKey = target.encryptedSigningKey ? decryptSecret(target.encryptedSigningKey, deps.masterKey) : null;
+    const { encryptedPreviousSigningKey: encryptedPrevious, previousSigningKeyExpiresAt: expiresAt } = target;
+    if (signingKey !== null && encryptedPrevious !== null && expiresAt !== null && expiresAt > deps.now()) {
+      previousSigningKey = decryptSecret(encryptedPrevious, deps.masterKey);
+    }
   } catch {
     const now = deps.now();
     return {
@@ -127,7 +133,7 @@ async function callEndpoint(
       timeoutMs: target.timeoutMs,
       maxResponseSizeKb: target.maxResponseSizeKb,
     },
-    { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey },
+    { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey, previousSigningKey },
   );
 }
 

@@ -31,8 +31,10 @@ export const EXPECTED_TOOL_NAMES = [
   'pauseJob',
   'resetFailures',
   'resumeJob',
+  'revokePreviousSigningKey',
   'rotateSigningKey',
   'scheduleOneShot',
+  'setSigningKeyGraceMinutes',
   'testEndpoint',
   'updateEndpoint',
   'updateJob',
@@ -65,7 +67,14 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
 
   // Signing keys: the account's key (made at account setup) is removed so create can succeed once.
   await env.harness.db.prisma.signingKey.deleteMany({ where: { accountId: env.account.accountId } });
-  expect(await call('getSigningKey')).toEqual({ hasKey: false, keyPrefix: null, createdAt: null, rotatedAt: null });
+  expect(await call('getSigningKey')).toEqual({
+    hasKey: false,
+    keyPrefix: null,
+    createdAt: null,
+    rotatedAt: null,
+    previousKeyPrefix: null,
+    previousExpiresAt: null,
+  });
   const created = await call('createSigningKey');
   expect(created.rawKey).toMatch(/^[0-9a-f]{64}$/);
   expect(created.keyPrefix).toBe(created.rawKey.slice(0, created.keyPrefix.length));
@@ -75,6 +84,19 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   expect(rotated.rawKey).not.toBe(created.rawKey);
   expect(await call('getSigningKey')).toMatchObject({ hasKey: true, keyPrefix: rotated.keyPrefix });
   expect((await call('getSigningKey')).rotatedAt).not.toBeNull();
+  // The grace window: the next rotation keeps the replaced key signing until revoked.
+  expect(await callFailing('revokePreviousSigningKey', {})).toMatch(/^NOT_FOUND: /);
+  expect(await call('setSigningKeyGraceMinutes', { minutes: 60 })).toMatchObject({ signingKeyGraceMinutes: 60 });
+  const rotatedInWindow = await call('rotateSigningKey');
+  expect(rotatedInWindow).toMatchObject({
+    previousKeyPrefix: rotated.keyPrefix,
+    previousExpiresAt: expect.any(String),
+  });
+  expect(await call('revokePreviousSigningKey')).toMatchObject({
+    keyPrefix: rotatedInWindow.keyPrefix,
+    previousKeyPrefix: null,
+  });
+  expect(await call('setSigningKeyGraceMinutes', { minutes: 0 })).toMatchObject({ signingKeyGraceMinutes: 0 });
 
   // Jobs.
   const job = await call('createJob', { name: `Orders ${label}`, description: 'Keeps orders in step' });
@@ -120,9 +142,10 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   expect(listed).toMatchObject({ total: 1, hasMore: false, nextOffset: null });
   expect(listed.endpoints[0].id).toBe(endpoint.id);
   expect(await call('getEndpoint', { id: endpoint.id })).toMatchObject({ id: endpoint.id, status: 'active' });
-  expect(await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000 })).toMatchObject({
+  expect(await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000, jitterMs: 60_000 })).toMatchObject({
     id: endpoint.id,
     timeoutMs: 5000,
+    jitterMs: 60_000,
   });
   // An API refusal keeps the API's code and the field it names.
   const refused = await callFailing('updateEndpoint', {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { pagingQuery } from '../schemas/common.js';
+import { SIGNING_KEY_GRACE_MAX_MINUTES } from '../signing/signature.js';
 import type { AiBudgetState } from './budget.js';
 import { CONFIDENCE_LEVELS } from './tools.js';
 import { ANALYSIS_STATUSES, ANALYSIS_TRIGGERS } from './when-to-analyse.js';
@@ -76,6 +77,17 @@ export const analysisSessionsPage = z
 export type AnalysisSessionSummaryRecord = z.infer<typeof analysisSessionSummaryRecord>;
 export type AnalysisSessionRecord = z.infer<typeof analysisSessionRecord>;
 
+const signingKeyGraceMinutes = z
+  .number()
+  .int()
+  .min(0)
+  .max(SIGNING_KEY_GRACE_MAX_MINUTES)
+  .meta({
+    description:
+      'After a signing key rotation, the previous key keeps signing beside the new one for this many minutes ' +
+      `(X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max ${SIGNING_KEY_GRACE_MAX_MINUTES} (7 days)`,
+  });
+
 /** Settings > AI Features (part of the account record). */
 export const aiSettingsRecord = z
   .object({
@@ -83,8 +95,9 @@ export const aiSettingsRecord = z
     aiShadowMode: z
       .boolean()
       .meta({ description: 'The planner records its proposals in analysis sessions without applying them' }),
+    signingKeyGraceMinutes,
   })
-  .meta({ id: 'AiSettings' });
+  .meta({ id: 'AccountSettings', description: 'AI features and the signing key rotation grace window' });
 
 /** The planner's token budget this period (part of the account record). */
 export const aiBudgetRecord = z
@@ -113,9 +126,14 @@ export const accountSettingsInput = z
   .strictObject({
     aiSchedulingEnabled: z.boolean().optional().meta({ description: 'Enable AI Scheduling' }),
     aiShadowMode: z.boolean().optional().meta({ description: 'Record planner proposals without applying them' }),
+    signingKeyGraceMinutes: signingKeyGraceMinutes.optional(),
   })
-  .refine((input) => input.aiSchedulingEnabled !== undefined || input.aiShadowMode !== undefined, {
-    message: 'send aiSchedulingEnabled and/or aiShadowMode',
-  })
+  .refine(
+    (input) =>
+      input.aiSchedulingEnabled !== undefined ||
+      input.aiShadowMode !== undefined ||
+      input.signingKeyGraceMinutes !== undefined,
+    { message: 'send aiSchedulingEnabled, aiShadowMode and/or signingKeyGraceMinutes' },
+  )
   .meta({ id: 'AccountSettingsInput' });
 export type AccountSettingsInput = z.infer<typeof accountSettingsInput>;

@@ -2,6 +2,8 @@ export { backoffMultiplier } from './backoff.js';
 export { isValidTimezone, latestCronTimeAtOrBefore, nextCronTime, parseCron } from './cron.js';
 export type { CronCheck } from './cron.js';
 export { isHintActive } from './hints.js';
+export { JITTER_MAX_MS, applyJitter, computeJitteredNextRun, jitterOffsetMs, plannedAnchor } from './jitter.js';
+export type { JitterInput, JitteredRun } from './jitter.js';
 export { computeNextRun, describeOneShot } from './next-run.js';
 export type {
   ClampKind,

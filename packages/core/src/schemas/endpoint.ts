@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { isValidTimezone, parseCron } from '../schedule/cron.js';
+import { JITTER_MAX_MS } from '../schedule/jitter.js';
 import { descriptionText, trimmedName } from './common.js';
 import { HTTP_METHODS, LIMITS, METHODS_WITH_BODY, RESERVED_HEADER_NAMES, type HttpMethod } from './limits.js';
 
@@ -122,6 +123,18 @@ const endpointFields = {
     .nullable()
     .meta({ description: 'Safety floor on the interval between runs' }),
   maxIntervalMs: intervalMs('maxIntervalMs').nullable().meta({ description: 'Ceiling on the interval between runs' }),
+  jitterMs: z
+    .number()
+    .int('must be a whole number of milliseconds')
+    .min(0, 'must be 0 or more')
+    .max(JITTER_MAX_MS, `must be at most ${JITTER_MAX_MS} ms (one hour)`)
+    .meta({
+      description:
+        'Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved ' +
+        'time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). ' +
+        `At most ${JITTER_MAX_MS} and, with baselineIntervalMs, at most half of it`,
+      example: 0,
+    }),
   timeoutMs: z
     .number()
     .int('must be a whole number of milliseconds')
@@ -154,6 +167,7 @@ export const createEndpointInput = z
     timezone: endpointFields.timezone.optional(),
     minIntervalMs: endpointFields.minIntervalMs.optional(),
     maxIntervalMs: endpointFields.maxIntervalMs.optional(),
+    jitterMs: endpointFields.jitterMs.optional(),
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
     headersJson: endpointFields.headersJson.optional(),
@@ -188,6 +202,8 @@ export interface EndpointConfig {
   timezone: string;
   minIntervalMs: number | null;
   maxIntervalMs: number | null;
+  /** 0: runs at the planned times (core/schedule/jitter.ts). */
+  jitterMs: number;
   timeoutMs: number;
   maxResponseSizeKb: number;
   headers: Record<string, string> | null;
@@ -239,6 +255,7 @@ export function applyEndpointInput(
     timezone: 'UTC',
     minIntervalMs: null,
     maxIntervalMs: null,
+    jitterMs: 0,
     timeoutMs: LIMITS.timeoutDefaultMs,
     maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
     headers: null,
@@ -255,6 +272,7 @@ export function applyEndpointInput(
   assign('timezone', input.timezone);
   assign('minIntervalMs', input.minIntervalMs);
   assign('maxIntervalMs', input.maxIntervalMs);
+  assign('jitterMs', input.jitterMs);
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
   if (headers.given) config.headers = headers.value;
@@ -303,6 +321,14 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
     issues.push({
       field: 'baselineIntervalMs',
       message: `baselineIntervalMs (${interval}) is above maxIntervalMs (${max})`,
+    });
+  }
+  // The next slot is found from the last run's planned time, and a slot at or before the last start
+  // counts as served: jitter plus dispatch lateness must stay under one interval, so jitter gets half.
+  if (interval !== null && config.jitterMs > interval / 2) {
+    issues.push({
+      field: 'jitterMs',
+      message: `jitterMs (${config.jitterMs}) must be at most half of baselineIntervalMs (${interval})`,
     });
   }
   if (config.body !== null && !METHODS_WITH_BODY.includes(config.method)) {

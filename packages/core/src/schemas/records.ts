@@ -59,6 +59,10 @@ export const endpointRecord = z
     timezone: z.string(),
     minIntervalMs: z.number().int().nullable(),
     maxIntervalMs: z.number().int().nullable(),
+    jitterMs: z
+      .number()
+      .int()
+      .meta({ description: 'Runs move later by up to this many ms (fixed per run id); 0: exact' }),
     timeoutMs: z.number().int(),
     maxResponseSizeKb: z.number().int(),
     headersJson: z

@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import { generateSigningKey, signPayload, signingKeyPrefix, verifySignature } from './signature.js';
+import {
+  MAX_SIGNATURES_PER_HEADER,
+  generateSigningKey,
+  signPayload,
+  signPayloadWithKeys,
+  signingKeyPrefix,
+  verifySignature,
+} from './signature.js';
 
 const RAW_KEY = '5f0c2a9e8b7d6c5f4e3d2c1b0a998877665544332211ffeeddccbbaa00112233';
 const NOW_SEC = 1_790_000_000;
@@ -92,5 +99,42 @@ describe('verifySignature', () => {
         },
       ),
     );
+  });
+});
+
+describe('several signatures in one header (rotation grace window)', () => {
+  const body = '{"a":1}';
+  const OLD_KEY = 'a1'.repeat(32);
+  const both = signPayloadWithKeys([RAW_KEY, OLD_KEY], NOW_SEC, body);
+
+  it('lists the current key first, space-separated', () => {
+    expect(both).toBe(`${signPayload(RAW_KEY, NOW_SEC, body)} ${signPayload(OLD_KEY, NOW_SEC, body)}`);
+  });
+
+  it('with one key is exactly the single signature', () => {
+    expect(signPayloadWithKeys([RAW_KEY], NOW_SEC, body)).toBe(signPayload(RAW_KEY, NOW_SEC, body));
+  });
+
+  it.each([0, MAX_SIGNATURES_PER_HEADER + 1])('refuses %i keys', (count) => {
+    expect(() => signPayloadWithKeys(Array<string>(count).fill(RAW_KEY), NOW_SEC, body)).toThrow(RangeError);
+  });
+
+  it.each([
+    ['the new key', RAW_KEY, both, true],
+    ['the old key', OLD_KEY, both, true],
+    ['a third key', generateSigningKey(), both, false],
+    ['extra spaces between entries', OLD_KEY, both.replace(' ', '   '), true],
+    ['a malformed entry beside a valid one', RAW_KEY, `${both} sha256=zz`, false],
+    [
+      'more entries than allowed',
+      RAW_KEY,
+      Array<string>(MAX_SIGNATURES_PER_HEADER + 1)
+        .fill(signPayload(RAW_KEY, NOW_SEC, body))
+        .join(' '),
+      false,
+    ],
+    ['a tampered body', OLD_KEY, signPayloadWithKeys([RAW_KEY, OLD_KEY], NOW_SEC, '{"a":2}'), false],
+  ])('verifies with %s', (_name, key, header, valid) => {
+    expect(verifySignature(key, NOW_SEC, body, header, NOW_SEC)).toBe(valid);
   });
 });

@@ -10,6 +10,12 @@
  * naturally writes `createHmac('sha256', rawKey)`; decoding the hex first would be a trap for every
  * receiver in every language. The key still carries 256 bits of entropy either way.
  *
+ * Grace window (issue #16, opt-in): with the account setting `signingKeyGraceMinutes` > 0, a rotation
+ * keeps the previous key until the window ends, and the header then lists both signatures in one
+ * value, space-separated, the current key first: `sha256=<new> sha256=<old>`. A receiver accepts the
+ * request when any listed signature verifies, so it can switch to the new key at any point inside the
+ * window. With the default 0 the header carries exactly one signature (the SPEC's behaviour).
+ *
  * `verifySignature` is the reference implementation for receivers and for our tests.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -18,6 +24,11 @@ export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const SIGNATURE_TIMESTAMP_HEADER = 'X-Service-Timestamp';
 /** Recommended replay tolerance for receivers (SPEC "Limits"). */
 export const SIGNATURE_TOLERANCE_SEC = 300;
+
+/** Upper bound of `signingKeyGraceMinutes`: 7 days, long enough for a weekly deploy of every receiver. */
+export const SIGNING_KEY_GRACE_MAX_MINUTES = 10_080;
+/** A header lists at most this many signatures; receivers ignore a header with more (no unbounded HMAC work). */
+export const MAX_SIGNATURES_PER_HEADER = 4;
 
 const SIGNING_KEY_BYTES = 32;
 const SIGNING_KEY_PREFIX_LENGTH = 8;
@@ -46,9 +57,23 @@ export function signPayload(rawKey: string, timestampSec: number, body: string):
 }
 
 /**
- * True when `signatureHeader` is the signature of `<timestampSec>.<body>` under `rawKey` and the
+ * The header value for several keys (current key first): each signature, space-separated.
+ * One key gives exactly `signPayload`'s value.
+ */
+export function signPayloadWithKeys(rawKeys: readonly string[], timestampSec: number, body: string): string {
+  if (rawKeys.length === 0 || rawKeys.length > MAX_SIGNATURES_PER_HEADER) {
+    throw new RangeError(`Sign with 1 to ${MAX_SIGNATURES_PER_HEADER} keys, got ${rawKeys.length}`);
+  }
+  return rawKeys.map((rawKey) => signPayload(rawKey, timestampSec, body)).join(' ');
+}
+
+/**
+ * True when `signatureHeader` lists a signature of `<timestampSec>.<body>` under `rawKey` and the
  * timestamp lies within `toleranceSec` of `nowSec` (either side: old requests are replays,
- * far-future ones are forged or come from a broken clock). The digest comparison is constant-time.
+ * far-future ones are forged or come from a broken clock). The header holds one signature, or
+ * several separated by spaces during a key rotation's grace window; any one of them may match.
+ * A malformed entry or more than MAX_SIGNATURES_PER_HEADER entries rejects the whole header.
+ * Each digest comparison is constant-time.
  */
 export function verifySignature(
   rawKey: string,
@@ -59,9 +84,19 @@ export function verifySignature(
   toleranceSec: number = SIGNATURE_TOLERANCE_SEC,
 ): boolean {
   if (!Number.isSafeInteger(timestampSec) || Math.abs(nowSec - timestampSec) > toleranceSec) return false;
-  const match = SIGNATURE_PATTERN.exec(signatureHeader.trim());
-  if (!match?.[1]) return false;
-  const received = Buffer.from(match[1], 'hex');
+  const entries = signatureHeader.trim().split(/\s+/);
+  if (entries.length > MAX_SIGNATURES_PER_HEADER) return false;
+  const received: Buffer[] = [];
+  for (const entry of entries) {
+    const match = SIGNATURE_PATTERN.exec(entry);
+    if (!match?.[1]) return false;
+    received.push(Buffer.from(match[1], 'hex'));
+  }
   const expected = computeDigest(rawKey, timestampSec, body);
-  return received.length === expected.length && timingSafeEqual(received, expected);
+  // Compare against every entry (no early exit), so timing does not tell which one matched.
+  let isMatch = false;
+  for (const digest of received) {
+    if (digest.length === expected.length && timingSafeEqual(digest, expected)) isMatch = true;
+  }
+  return isMatch;
 }

@@ -1,10 +1,14 @@
+import { SIGNING_KEY_GRACE_MAX_MINUTES } from '@kairos/core';
 import { z } from 'zod';
 import type { IssuedSigningKey } from '../api-client.js';
-import { CHANGE, READ_ONLY, defineTool } from '../tool.js';
+import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, defineTool } from '../tool.js';
 
 const noArguments = z.strictObject({});
 const issuedSummary = (key: IssuedSigningKey) =>
-  `New signing key ${key.keyPrefix}… (shown only now): store rawKey where your endpoints verify X-Service-Signature.`;
+  `New signing key ${key.keyPrefix}… (shown only now): store rawKey where your endpoints verify X-Service-Signature.` +
+  (key.previousExpiresAt
+    ? ` The previous key ${key.previousKeyPrefix}… keeps signing beside it until ${key.previousExpiresAt}.`
+    : '');
 
 // Output schemas are left out here: the API declares these records in its route module, not in core.
 export const signingKeyTools = [
@@ -19,7 +23,10 @@ export const signingKeyTools = [
     run: (api) => api.getSigningKey(),
     summarize: (info) =>
       info.hasKey
-        ? `Signing key ${info.keyPrefix}… created ${info.createdAt}, rotated ${info.rotatedAt ?? 'never'}.`
+        ? `Signing key ${info.keyPrefix}… created ${info.createdAt}, rotated ${info.rotatedAt ?? 'never'}.` +
+          (info.previousExpiresAt
+            ? ` Previous key ${info.previousKeyPrefix}… still signs until ${info.previousExpiresAt}.`
+            : '')
         : 'The account has no signing key: outbound requests are not signed.',
   }),
   defineTool({
@@ -38,10 +45,40 @@ export const signingKeyTools = [
     title: 'Rotate the signing key',
     description:
       'Replaces the signing key and returns the new rawKey once. The old key is invalid at once: requests ' +
-      'already signed with it fail verification. NOT_FOUND when the account has no key.',
+      'already signed with it fail verification, unless the account has a grace window ' +
+      '(setSigningKeyGraceMinutes): then requests carry both signatures until previousExpiresAt. ' +
+      'NOT_FOUND when the account has no key.',
     input: noArguments,
     annotations: { ...CHANGE, destructiveHint: true },
     run: (api) => api.rotateSigningKey(),
     summarize: issuedSummary,
+  }),
+  defineTool({
+    name: 'setSigningKeyGraceMinutes',
+    title: 'Set the signing key rotation grace window',
+    description:
+      `Minutes (0 to ${SIGNING_KEY_GRACE_MAX_MINUTES}, i.e. 7 days) the previous key keeps signing after a rotation, ` +
+      'beside the new one (X-Service-Signature: "sha256=<new> sha256=<old>"), so receivers can switch keys ' +
+      'without failed verifications. 0 (default): the old key is invalid at once. Applies to the next rotation.',
+    input: z.strictObject({
+      minutes: z.number().int().min(0).max(SIGNING_KEY_GRACE_MAX_MINUTES).describe('Grace window in minutes'),
+    }),
+    annotations: IDEMPOTENT_CHANGE,
+    run: (api, { minutes }) => api.setSigningKeyGraceMinutes(minutes),
+    summarize: (settings) =>
+      settings.signingKeyGraceMinutes === 0
+        ? 'No grace window: a rotation makes the old key invalid at once.'
+        : `After a rotation the previous key keeps signing for ${settings.signingKeyGraceMinutes} minutes.`,
+  }),
+  defineTool({
+    name: 'revokePreviousSigningKey',
+    title: 'End the rotation grace window now',
+    description:
+      'The previous signing key stops signing from the next request on; only the current key signs. ' +
+      'NOT_FOUND when no previous key is in its grace window.',
+    input: noArguments,
+    annotations: { ...CHANGE, destructiveHint: true },
+    run: (api) => api.revokePreviousSigningKey(),
+    summarize: (info) => `Only the current signing key ${info.keyPrefix}… signs now.`,
   }),
 ];

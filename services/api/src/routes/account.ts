@@ -112,7 +112,11 @@ async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.outpu
     tier: account.tier,
     limits: await deps.accountLimits.get(account.id),
     usage: await usageOf(deps.db, account, now),
-    settings: { aiSchedulingEnabled: account.aiSchedulingEnabled, aiShadowMode: account.aiShadowMode },
+    settings: {
+      aiSchedulingEnabled: account.aiSchedulingEnabled,
+      aiShadowMode: account.aiShadowMode,
+      signingKeyGraceMinutes: account.signingKeyGraceMinutes,
+    },
     aiBudget: toAiBudgetRecord(describeAiBudget(account, now)),
     createdAt: account.createdAt.toISOString(),
   };
@@ -144,11 +148,14 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
       method: 'patch',
       path: '/api/account/settings',
       operationId: 'updateAccountSettings',
-      summary: 'Change the AI settings (Enable AI Scheduling, shadow mode)',
+      summary: 'Change the account settings (Enable AI Scheduling, shadow mode, signing key grace window)',
       description:
         'aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on ' +
         'their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still ' +
-        'analyses, and records its proposals in the sessions (marked shadow) without applying them.',
+        'analyses, and records its proposals in the sessions (marked shadow) without applying them. ' +
+        'signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry ' +
+        'the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ' +
+        'ends it early). A window already running keeps its expiry.',
       tags: ['Account'],
       body: accountSettingsInput,
       responses: {

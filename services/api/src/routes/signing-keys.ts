@@ -1,9 +1,18 @@
 /**
  * The account's outbound signing key (SPEC "Signing keys"). One key per account, created at
  * account setup; rawKey is answered only by create and rotate (with Cache-Control: no-store) and
- * never stored in clear or logged.
+ * never stored in clear or logged. With the account setting signingKeyGraceMinutes > 0 a rotation
+ * keeps the previous key signing until its window ends (previousKeyPrefix / previousExpiresAt);
+ * revoke-previous ends the window at once (404 NOT_FOUND when no window runs).
  */
-import { createSigningKey, getSigningKeyInfo, rotateSigningKey, type IssuedSigningKey } from '@kairos/db';
+import {
+  createSigningKey,
+  getSigningKeyInfo,
+  revokePreviousSigningKey,
+  rotateSigningKey,
+  type IssuedSigningKey,
+  type SigningKeyInfo,
+} from '@kairos/db';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
@@ -18,6 +27,12 @@ const signingKeyInfo = z
     keyPrefix: z.string().nullable().meta({ description: 'First 8 characters of the key; null when none' }),
     createdAt: isoTime.nullable(),
     rotatedAt: isoTime.nullable().meta({ description: 'Last rotation; null when never rotated' }),
+    previousKeyPrefix: z.string().nullable().meta({
+      description: 'The replaced key, still signing beside the current one until previousExpiresAt; null when none',
+    }),
+    previousExpiresAt: isoTime.nullable().meta({
+      description: 'End of the rotation grace window (account setting signingKeyGraceMinutes); null when none',
+    }),
   })
   .meta({ id: 'SigningKeyInfo' });
 
@@ -29,18 +44,40 @@ const issuedSigningKey = z
     keyPrefix: z.string(),
     createdAt: isoTime,
     rotatedAt: isoTime.nullable(),
+    previousKeyPrefix: z.string().nullable(),
+    previousExpiresAt: isoTime.nullable(),
   })
   .meta({ id: 'IssuedSigningKey' });
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 const noStoreHeader = { 'Cache-Control': 'no-store: the body holds a secret' };
 
-function toIssued({ rawKey, key }: IssuedSigningKey) {
+/** The previous key while its window runs; an expired one is stored until the next rotation but shown as none. */
+function previousKeyOf(key: SigningKeyInfo | null, now: Date) {
+  const isActive = key?.previousExpiresAt != null && key.previousExpiresAt > now;
+  return {
+    previousKeyPrefix: isActive ? (key.previousKeyPrefix ?? null) : null,
+    previousExpiresAt: isActive ? (key.previousExpiresAt?.toISOString() ?? null) : null,
+  };
+}
+
+function toInfo(key: SigningKeyInfo | null, now: Date) {
+  return {
+    hasKey: key !== null,
+    keyPrefix: key?.keyPrefix ?? null,
+    createdAt: key?.createdAt.toISOString() ?? null,
+    rotatedAt: key?.rotatedAt?.toISOString() ?? null,
+    ...previousKeyOf(key, now),
+  };
+}
+
+function toIssued({ rawKey, key }: IssuedSigningKey, now: Date) {
   return {
     rawKey,
     keyPrefix: key.keyPrefix,
     createdAt: key.createdAt.toISOString(),
     rotatedAt: key.rotatedAt?.toISOString() ?? null,
+    ...previousKeyOf(key, now),
   };
 }
 
@@ -59,14 +96,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     },
     async ({ auth }) => {
       const key = await getSigningKeyInfo(db, auth.accountId);
-      return {
-        body: {
-          hasKey: key !== null,
-          keyPrefix: key?.keyPrefix ?? null,
-          createdAt: key?.createdAt.toISOString() ?? null,
-          rotatedAt: key?.rotatedAt?.toISOString() ?? null,
-        },
-      };
+      return { body: toInfo(key, deps.now()) };
     },
   );
 
@@ -96,7 +126,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
           keyPrefix: issued.key.keyPrefix,
         },
       );
-      return { status: 201, body: toIssued(issued), headers: NO_STORE };
+      return { status: 201, body: toIssued(issued, deps.now()), headers: NO_STORE };
     },
   );
 
@@ -108,7 +138,10 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
       summary: 'Replace the signing key',
       description:
         'The old key is invalid at once: requests signed from now on use the new key, and requests already ' +
-        'signed with the old one fail verification. 404 NOT_FOUND when the account has no key.',
+        'signed with the old one fail verification. 404 NOT_FOUND when the account has no key. ' +
+        'Opt-in grace window: with the account setting signingKeyGraceMinutes above 0, the old key keeps signing ' +
+        'beside the new one until previousExpiresAt (X-Service-Signature: "sha256=<new> sha256=<old>"); a ' +
+        'rotation inside a window replaces the previous key with the one just rotated out.',
       tags,
       responses: {
         200: { description: 'The new key; rawKey is shown only now', schema: issuedSigningKey, headers: noStoreHeader },
@@ -116,7 +149,8 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
       },
     },
     async ({ auth }) => {
-      const issued = await rotateSigningKey(db, auth.accountId, deps.masterKey, deps.now());
+      const now = deps.now();
+      const issued = await rotateSigningKey(db, auth.accountId, deps.masterKey, now);
       await audit(
         deps,
         auth,
@@ -124,9 +158,40 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
         { type: 'signing_key', id: issued.key.id },
         {
           keyPrefix: issued.key.keyPrefix,
+          previousKeyPrefix: issued.key.previousKeyPrefix,
+          previousExpiresAt: issued.key.previousExpiresAt?.toISOString() ?? null,
         },
       );
-      return { body: toIssued(issued), headers: NO_STORE };
+      return { body: toIssued(issued, now), headers: NO_STORE };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/signing-keys/revoke-previous',
+      operationId: 'revokePreviousSigningKey',
+      summary: 'End the rotation grace window now',
+      description:
+        'The previous key stops signing from the next request on; only the current key signs. ' +
+        '404 NOT_FOUND when no previous key is in its grace window (none kept, expired, already revoked, or no key).',
+      tags,
+      responses: {
+        200: { description: 'The key information, without a previous key', schema: signingKeyInfo },
+        ...errorResponses(404),
+      },
+    },
+    async ({ auth }) => {
+      const now = deps.now();
+      const { key, revokedKeyPrefix } = await revokePreviousSigningKey(db, auth.accountId, now);
+      await audit(
+        deps,
+        auth,
+        'signing_key.previous_revoked',
+        { type: 'signing_key', id: key.id },
+        { keyPrefix: key.keyPrefix, revokedKeyPrefix },
+      );
+      return { body: toInfo(key, now) };
     },
   );
 }

@@ -1,4 +1,4 @@
-import { verifySignature } from '@kairos/core';
+import { signPayload, verifySignature } from '@kairos/core';
 import { parseTargetUrl, prepareRequest, InvalidTargetError } from './outbound-request.js';
 import type { PreparedRequest } from './outbound-request.js';
 import type { ExecutionContext, HttpRequestSpec } from './types.js';
@@ -58,6 +58,16 @@ describe('prepareRequest', () => {
     ).toMatchObject({
       'content-type': 'application/merge-patch+json',
     });
+  });
+
+  it('inside a rotation grace window lists the current then the previous key’s signature', () => {
+    const previousKey = 'b'.repeat(64);
+    const request = prepare({ body: { a: 1 } }, { ...context, previousSigningKey: previousKey });
+    const header = request.headers['x-service-signature']!;
+    expect(header).toBe(`${signPayload(KEY, NOW_SEC, '{"a":1}')} ${signPayload(previousKey, NOW_SEC, '{"a":1}')}`);
+    expect(verifySignature(previousKey, NOW_SEC, '{"a":1}', header, NOW_SEC)).toBe(true);
+    // Without a previous key (the default): exactly the spec's single signature.
+    expect(prepare({ body: { a: 1 } }).headers['x-service-signature']).toBe(signPayload(KEY, NOW_SEC, '{"a":1}'));
   });
 
   it('omits the signature headers without a key', () => {

@@ -10,9 +10,11 @@
  * Body: GET never sends one (a GET body is ignored). Objects are sent as JSON (content-type
  * application/json unless the user set a content type); strings are sent as written, with no
  * default content type. The signature covers the exact string sent, or '' when there is no body.
+ * Inside a signing key rotation's grace window the signature header lists the current and the
+ * previous key's signatures, space-separated (core/signing/signature.ts).
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signPayload } from '@kairos/core';
+import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signPayloadWithKeys } from '@kairos/core';
 import { buildTemplateValues, renderBodyTemplate, renderUrlTemplate } from './template.js';
 import type { ExecutionContext, HttpMethod, HttpRequestSpec } from './types.js';
 
@@ -45,6 +47,8 @@ export class InvalidTargetError extends Error {
 
 export interface RequestSigning {
   rawKey: string;
+  /** Set only inside a rotation grace window: its signature follows the current key's in the header. */
+  previousRawKey: string | null;
   timestampSec: number;
 }
 
@@ -79,7 +83,11 @@ export function parseTargetUrl(raw: string | URL): URL | InvalidTargetError {
 
 export function signatureHeaders(signing: RequestSigning, body: string): Record<string, string> {
   return {
-    [SIGNATURE_HEADER.toLowerCase()]: signPayload(signing.rawKey, signing.timestampSec, body),
+    [SIGNATURE_HEADER.toLowerCase()]: signPayloadWithKeys(
+      signing.previousRawKey === null ? [signing.rawKey] : [signing.rawKey, signing.previousRawKey],
+      signing.timestampSec,
+      body,
+    ),
     [SIGNATURE_TIMESTAMP_HEADER.toLowerCase()]: String(signing.timestampSec),
   };
 }
@@ -132,7 +140,13 @@ export function prepareRequest(
   const body = spec.method === 'GET' ? undefined : serialiseBody(renderBodyTemplate(spec.body, values));
   const isJsonBody = body !== undefined && spec.body !== null && typeof spec.body === 'object';
   const signing =
-    ctx.signingKey === null ? null : { rawKey: ctx.signingKey, timestampSec: Math.floor(options.now.getTime() / 1000) };
+    ctx.signingKey === null
+      ? null
+      : {
+          rawKey: ctx.signingKey,
+          previousRawKey: ctx.previousSigningKey ?? null,
+          timestampSec: Math.floor(options.now.getTime() / 1000),
+        };
 
   const headers: Record<string, string> = {
     ...(isJsonBody && !('content-type' in userHeaders) ? { 'content-type': 'application/json' } : {}),

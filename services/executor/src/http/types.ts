@@ -19,6 +19,11 @@ export interface ExecutionContext {
   lastRunAt: Date | null;
   /** The account's raw signing key, or null when the account has none (then nothing is signed). */
   signingKey: string | null;
+  /**
+   * The key a rotation replaced, while the account's grace window keeps it (issue #16, opt-in):
+   * the request then carries both signatures, the current key's first. Absent or null: one signature.
+   */
+  previousSigningKey?: string | null;
 }
 
 /** Which private targets may be called (parsed from KAIROS_ALLOW_PRIVATE_TARGETS and the allowlist). */

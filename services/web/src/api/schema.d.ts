@@ -445,9 +445,29 @@ export interface paths {
         put?: never;
         /**
          * Replace the signing key
-         * @description The old key is invalid at once: requests signed from now on use the new key, and requests already signed with the old one fail verification. 404 NOT_FOUND when the account has no key.
+         * @description The old key is invalid at once: requests signed from now on use the new key, and requests already signed with the old one fail verification. 404 NOT_FOUND when the account has no key. Opt-in grace window: with the account setting signingKeyGraceMinutes above 0, the old key keeps signing beside the new one until previousExpiresAt (X-Service-Signature: "sha256=<new> sha256=<old>"); a rotation inside a window replaces the previous key with the one just rotated out.
          */
         post: operations["rotateSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/signing-keys/revoke-previous": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End the rotation grace window now
+         * @description The previous key stops signing from the next request on; only the current key signs. 404 NOT_FOUND when no previous key is in its grace window (none kept, expired, already revoked, or no key).
+         */
+        post: operations["revokePreviousSigningKey"];
         delete?: never;
         options?: never;
         head?: never;
@@ -709,8 +729,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the AI settings (Enable AI Scheduling, shadow mode)
-         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them.
+         * Change the account settings (Enable AI Scheduling, shadow mode, signing key grace window)
+         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry.
          */
         patch: operations["updateAccountSettings"];
         trace?: never;
@@ -861,6 +881,11 @@ export interface components {
             minIntervalMs?: number | null;
             /** @description Ceiling on the interval between runs */
             maxIntervalMs?: number | null;
+            /**
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and, with baselineIntervalMs, at most half of it
+             * @example 0
+             */
+            jitterMs?: number;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
@@ -911,6 +936,11 @@ export interface components {
             minIntervalMs?: number | null;
             /** @description Ceiling on the interval between runs */
             maxIntervalMs?: number | null;
+            /**
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and, with baselineIntervalMs, at most half of it
+             * @example 0
+             */
+            jitterMs?: number;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
@@ -992,6 +1022,8 @@ export interface components {
             aiSchedulingEnabled?: boolean;
             /** @description Record planner proposals without applying them */
             aiShadowMode?: boolean;
+            /** @description After a signing key rotation, the previous key keeps signing beside the new one for this many minutes (X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max 10080 (7 days) */
+            signingKeyGraceMinutes?: number;
         };
         UpdateAccountInput: {
             /** @enum {string} */
@@ -1067,6 +1099,8 @@ export interface components {
             timezone: string;
             minIntervalMs: number | null;
             maxIntervalMs: number | null;
+            /** @description Runs move later by up to this many ms (fixed per run id); 0: exact */
+            jitterMs: number;
             timeoutMs: number;
             maxResponseSizeKb: number;
             /** @description Request headers; values of sensitive headers are masked as ******** */
@@ -1346,6 +1380,10 @@ export interface components {
             createdAt: string | null;
             /** @description Last rotation; null when never rotated */
             rotatedAt: string | null;
+            /** @description The replaced key, still signing beside the current one until previousExpiresAt; null when none */
+            previousKeyPrefix: string | null;
+            /** @description End of the rotation grace window (account setting signingKeyGraceMinutes); null when none */
+            previousExpiresAt: string | null;
         };
         IssuedSigningKey: {
             /** @description The key: 64 hexadecimal characters. Shown only now; HMAC-SHA256 key of X-Service-Signature */
@@ -1357,6 +1395,8 @@ export interface components {
              */
             createdAt: string;
             rotatedAt: string | null;
+            previousKeyPrefix: string | null;
+            previousExpiresAt: string | null;
         };
         SignInProviders: {
             providers: {
@@ -1501,7 +1541,7 @@ export interface components {
             tier: "free" | "pro" | "enterprise";
             limits: components["schemas"]["TierLimits"];
             usage: components["schemas"]["AccountUsage"];
-            settings: components["schemas"]["AiSettings"];
+            settings: components["schemas"]["AccountSettings"];
             aiBudget: components["schemas"]["AiBudget"];
             /**
              * Format: date-time
@@ -1539,11 +1579,14 @@ export interface components {
              */
             periodEnd: string;
         };
-        AiSettings: {
+        /** @description AI features and the signing key rotation grace window */
+        AccountSettings: {
             /** @description Settings > AI Features > Enable AI Scheduling */
             aiSchedulingEnabled: boolean;
             /** @description The planner records its proposals in analysis sessions without applying them */
             aiShadowMode: boolean;
+            /** @description After a signing key rotation, the previous key keeps signing beside the new one for this many minutes (X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max 10080 (7 days) */
+            signingKeyGraceMinutes: number;
         };
         /** @description Model tokens the planner may use per calendar month (UTC) */
         AiBudget: {
@@ -3492,6 +3535,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IssuedSigningKey"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokePreviousSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key information, without a previous key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeyInfo"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */

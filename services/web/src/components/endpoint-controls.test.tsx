@@ -23,6 +23,7 @@ function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     timezone: 'UTC',
     minIntervalMs: null,
     maxIntervalMs: null,
+    jitterMs: 0,
     timeoutMs: 30_000,
     maxResponseSizeKb: 100,
     headersJson: null,

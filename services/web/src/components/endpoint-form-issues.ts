@@ -15,6 +15,7 @@ const FIELD_OF_ISSUE: Record<string, FormField> = {
   timezone: 'timezone',
   minIntervalMs: 'minInterval',
   maxIntervalMs: 'maxInterval',
+  jitterMs: 'jitter',
   timeoutMs: 'timeout',
   maxResponseSizeKb: 'maxResponseSizeKb',
   headersJson: 'headers',

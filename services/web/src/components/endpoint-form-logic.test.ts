@@ -24,6 +24,7 @@ function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     timezone: 'UTC',
     minIntervalMs: null,
     maxIntervalMs: null,
+    jitterMs: 0,
     timeoutMs: 30_000,
     maxResponseSizeKb: 100,
     headersJson: { Authorization: '********', Accept: 'application/json' },
@@ -150,6 +151,19 @@ describe('buildEndpointValues → create body', () => {
       },
     ],
     [
+      'jitter in seconds becomes jitterMs',
+      { jitter: { amount: '30', unit: 's' } },
+      {
+        name: 'Export',
+        url: 'https://example.com/x',
+        method: 'GET',
+        baselineIntervalMs: 300_000,
+        jitterMs: 30_000,
+        timeoutMs: 30_000,
+        maxResponseSizeKb: 100,
+      },
+    ],
+    [
       'text body is sent as written',
       { method: 'PUT', bodyFormat: 'text', bodyText: 'since={{lastRunAt}}' },
       {
@@ -178,6 +192,7 @@ describe('buildEndpointValues: client-side checks', () => {
     ['empty cron', { scheduleType: 'cron', cron: '' }, 'cron', 'is required'],
     ['three-field cron', { scheduleType: 'cron', cron: '* * *' }, 'cron', 'a cron expression has five fields'],
     ['no timeout', { timeout: { amount: '', unit: 's' } }, 'timeout', 'is required'],
+    ['negative jitter', { jitter: { amount: '-1', unit: 's' } }, 'jitter', 'enter a positive number'],
     ['fractional size', { maxResponseSizeKb: '1.5' }, 'maxResponseSizeKb', 'enter a whole number of KiB'],
     ['invalid JSON', { method: 'POST', bodyText: '{' }, 'body', 'not valid JSON'],
     ['JSON number', { method: 'POST', bodyText: '5' }, 'body', 'must be an object or an array'],
@@ -221,8 +236,18 @@ describe('buildPatchBody: only changed fields', () => {
     ],
     ['clear the body', { bodyText: '' }, { bodyJson: null }],
     ['set a floor', { minInterval: { amount: '1', unit: 'min' } }, { minIntervalMs: 60_000 }],
+    ['set a jitter', { jitter: { amount: '2', unit: 'min' } }, { jitterMs: 120_000 }],
   ])('%s', (_, change, patch) => {
     expect(buildPatchBody(valuesOf({ ...loaded, ...change }), stored)).toEqual(patch);
+  });
+
+  it('clearing the jitter field sends jitterMs 0 (the API default, not null)', () => {
+    const jittered = endpoint({ jitterMs: 45_000 });
+    const state = formStateFromEndpoint(jittered);
+    expect(state.jitter).toEqual({ amount: '45', unit: 's' });
+    expect(buildPatchBody(valuesOf({ ...state, jitter: { amount: '', unit: 's' } }), jittered)).toEqual({
+      jitterMs: 0,
+    });
   });
 
   it('keeps a masked value as ******** when another header changes, sends a retyped one', () => {

@@ -29,6 +29,7 @@ export interface EndpointValues {
   timezone?: string;
   minIntervalMs: number | null;
   maxIntervalMs: number | null;
+  jitterMs: number;
   timeoutMs: number;
   maxResponseSizeKb: number;
   headersJson: Record<string, string> | null;
@@ -118,6 +119,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
 
   const minIntervalMs = readDuration(state.minInterval, 'minInterval', fields);
   const maxIntervalMs = readDuration(state.maxInterval, 'maxInterval', fields);
+  const jitterMs = readDuration(state.jitter, 'jitter', fields) ?? 0;
   const timeoutMs = readDuration(state.timeout, 'timeout', fields);
   if (timeoutMs === null) fields.timeout ??= 'is required';
   const sizeKb = Number(state.maxResponseSizeKb.trim());
@@ -143,6 +145,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       ...(isCron ? { timezone: state.timezone.trim() } : {}),
       minIntervalMs,
       maxIntervalMs,
+      jitterMs,
       timeoutMs: timeoutMs ?? 0,
       maxResponseSizeKb: sizeKb,
       headersJson,
@@ -151,10 +154,13 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
   };
 }
 
-/** POST body: fields left unset are omitted (the API applies its defaults). */
+/** POST body: fields left unset are omitted (the API applies its defaults; jitterMs 0 is its default). */
 export function buildCreateBody(values: EndpointValues): CreateEndpointBody {
   const body: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) if (value !== null && value !== undefined) body[key] = value;
+  for (const [key, value] of Object.entries(values)) {
+    if (value === null || value === undefined || (key === 'jitterMs' && value === 0)) continue;
+    body[key] = value;
+  }
   return body as CreateEndpointBody;
 }
 

@@ -109,6 +109,18 @@ export function ScheduleFields({ state, set, errors }: SectionProps) {
           placeholder="none"
         />
       </Field>
+      <Field
+        label="Jitter (optional)"
+        error={errors.fields.jitter}
+        hint="jitterMs: each run starts up to this much later than planned (a fixed random offset per run), so endpoints on the same schedule do not all fire at once. Never past the ceiling; at most 1 hour and half the interval."
+      >
+        <DurationInput
+          value={state.jitter}
+          onChange={(jitter) => set({ jitter })}
+          unitLabel="Jitter unit"
+          placeholder="none"
+        />
+      </Field>
     </fieldset>
   );
 }

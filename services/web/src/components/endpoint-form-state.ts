@@ -39,6 +39,8 @@ export interface EndpointFormState {
   timezone: string;
   minInterval: Duration;
   maxInterval: Duration;
+  /** Empty: no jitter (jitterMs 0). */
+  jitter: Duration;
   timeout: Duration;
   maxResponseSizeKb: string;
   headers: HeaderRow[];
@@ -56,6 +58,7 @@ export type FormField =
   | 'timezone'
   | 'minInterval'
   | 'maxInterval'
+  | 'jitter'
   | 'timeout'
   | 'maxResponseSizeKb'
   | 'headers'
@@ -93,6 +96,7 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     timezone: defaultTimezone,
     minInterval: { amount: '', unit: 'min' },
     maxInterval: { amount: '', unit: 'min' },
+    jitter: { amount: '', unit: 's' },
     timeout: { amount: '30', unit: 's' },
     maxResponseSizeKb: '100',
     headers: [],
@@ -124,6 +128,7 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     timezone: endpoint.timezone,
     minInterval: msToDuration(endpoint.minIntervalMs),
     maxInterval: msToDuration(endpoint.maxIntervalMs),
+    jitter: msToDuration(endpoint.jitterMs > 0 ? endpoint.jitterMs : null, 's'),
     timeout: msToDuration(endpoint.timeoutMs, 's'),
     maxResponseSizeKb: String(endpoint.maxResponseSizeKb),
     headers,

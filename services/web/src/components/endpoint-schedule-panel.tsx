@@ -83,6 +83,8 @@ function ScheduleFacts({ endpoint, now }: { endpoint: Endpoint; now: number }) {
       <dd>{endpoint.minIntervalMs !== null ? formatDuration(endpoint.minIntervalMs) : 'not set'}</dd>
       <dt>Maximum interval</dt>
       <dd>{endpoint.maxIntervalMs !== null ? formatDuration(endpoint.maxIntervalMs) : 'not set'}</dd>
+      <dt>Jitter</dt>
+      <dd>{endpoint.jitterMs > 0 ? `up to ${formatDuration(endpoint.jitterMs)} after the planned time` : 'none'}</dd>
       <dt>Consecutive failures</dt>
       <dd>
         {endpoint.failureCount} (backoff {endpoint.backoffMultiplier}x)

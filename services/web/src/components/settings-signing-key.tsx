@@ -1,19 +1,21 @@
 /**
  * Settings > Signing key: what it is for, its prefix and dates, create (only when the account has
- * none: every account gets one at setup) or rotate. The raw key is in the create/rotate answer only.
+ * none: every account gets one at setup) or rotate, and the rotation grace window
+ * (settings-signing-grace.tsx). The raw key is in the create/rotate answer only.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { SecretOnce } from './settings-secret';
+import { SigningKeyGraceWindow } from './settings-signing-grace';
 import { When } from './settings-section';
 import { Empty, QueryView } from './states';
 
 const SIGNING_KEY = ['signing-key'] as const;
 
 const ROTATE_QUESTION =
-  'Rotate the signing key? The old key stops working at once: requests already signed with it fail ' +
-  'verification, and your receivers must switch to the new key.';
+  'Rotate the signing key? Without a grace window the old key stops working at once: requests already ' +
+  'signed with it fail verification, and your receivers must switch to the new key.';
 
 export function SigningKeySettings() {
   const queryClient = useQueryClient();
@@ -79,6 +81,7 @@ export function SigningKeySettings() {
                   {rotate.isPending ? 'Rotating…' : 'Rotate signing key'}
                 </button>
               </div>
+              <SigningKeyGraceWindow info={key} signingKeyQuery={SIGNING_KEY} />
             </>
           ) : (
             <Empty title="This account has no signing key.">

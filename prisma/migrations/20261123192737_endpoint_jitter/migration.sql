@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "endpoints" ADD COLUMN     "jitterMs" INTEGER NOT NULL DEFAULT 0;
+
