@@ -103,8 +103,9 @@ export class Executor {
       if (result.firstDelivery) metrics.observeRun(result.run);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
-      if (['paused', 'job-not-active', 'archived', 'quota'].includes(result.reason)) {
-        // The state that stopped this run also decides the next one: have the scheduler recompute.
+      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded'].includes(result.reason)) {
+        // The state that stopped this run also decides the next one (recorded: the slot has its
+        // run, so the next is due): have the scheduler recompute.
         await this.scheduleChanges.add('change', {
           endpointIds: [payload.endpointId],
           reason: `skipped-${result.reason}`,
