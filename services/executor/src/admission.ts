@@ -120,6 +120,7 @@ export class Admissions {
       const reason = skipReason(targets[index]!, payload, now);
       return reason ? { kind: 'skipped', reason } : null;
     });
+    await this.releaseRecorded(payloads, admissions);
     const candidates = payloads.flatMap((payload, index) =>
       admissions[index] ? [] : [{ payload, index, target: targets[index]! }],
     );
@@ -153,6 +154,26 @@ export class Admissions {
       }),
     );
     return admissions as Admission[];
+  }
+
+  /**
+   * A job skipped as `recorded` may still hold its running lock: an executor killed after recording
+   * the run but before freeing the lock (one Redis write later) leaves it for timeoutMs + 30 s, and
+   * every next slot of the endpoint would be skipped as an overlap until then. The run is recorded,
+   * so this delivery frees the lock if its own job still holds it (compare-and-delete). Rare: only
+   * skipped jobs, one write for the batch.
+   */
+  private async releaseRecorded(payloads: DueRunPayload[], admissions: (Admission | null)[]): Promise<void> {
+    const recorded = payloads.filter((_, index) => {
+      const admission = admissions[index];
+      return admission?.kind === 'skipped' && admission.reason === 'recorded';
+    });
+    if (recorded.length === 0) return;
+    const pipeline = this.deps.redis.pipeline();
+    for (const payload of recorded) {
+      this.deps.lock.releaseIn(pipeline, payload.endpointId, payload.runId, payload.scheduleVersion);
+    }
+    await pipeline.exec();
   }
 
   /** One candidate's admission from its script reply. */

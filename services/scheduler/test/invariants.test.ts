@@ -7,6 +7,7 @@
  *  - a slot recomputed again while its execution is in flight runs once and is recorded once.
  */
 import { newId } from '@kairos/core';
+import { recordScheduledRun } from '@kairos/db';
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
@@ -138,6 +139,59 @@ describe('engine invariants', () => {
       await queue.close();
     },
   );
+
+  it('frees the running lock of a recorded run delivered again, so the endpoint goes on (kill -9 after recording)', async () => {
+    // An executor killed after recording a run but before freeing its lock (and before run-completed):
+    // the stalled job comes back, is skipped as recorded, frees the lock and has the next slot planned.
+    const engine = await startEngine(harness);
+    engines.push(engine);
+    const endpointId = await createEndpoint('/recorded-lock', 3_600_000);
+    await waitFor(async () => (await harness.db.prisma.run.count({ where: { endpointId } })) === 1, 5000, 'a run');
+    const row = await waitFor(
+      async () => {
+        const found = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+        return found.lastScheduledAt && found.nextRunAt! > found.lastScheduledAt ? found : null;
+      },
+      5000,
+      'the next slot to be planned',
+    );
+    const lockKey = `${harness.queuePrefix}:running:${endpointId}`;
+    await harness.redis.set(lockKey, `${row.nextRunId}@${row.scheduleVersion}`, 'PX', 60_000);
+    await recordScheduledRun(harness.db, {
+      id: row.nextRunId!,
+      accountId: row.accountId,
+      endpointId,
+      source: 'baseline-interval',
+      status: 'success',
+      scheduledAt: row.nextRunAt!,
+      startedAt: new Date(),
+      completedAt: new Date(),
+      durationMs: 5,
+      statusCode: 200,
+      responseBody: null,
+      responseFormat: null,
+      responseTruncated: false,
+      responseBodyAltered: false,
+      responseSizeBytes: 0,
+      errorKind: null,
+      errorMessage: null,
+      attempt: 1,
+    });
+    const queue = dueQueue();
+    await (await queue.getJob(dueJobId(endpointId, row.scheduleVersion)))!.promote();
+    const next = await waitFor(
+      async () => {
+        const found = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+        return found.scheduleVersion > row.scheduleVersion ? found : null;
+      },
+      5000,
+      'the next slot after the recorded one',
+    );
+    expect(next.nextRunAt!.getTime()).toBe(row.nextRunAt!.getTime() + 3_600_000);
+    expect(await harness.redis.exists(lockKey)).toBe(0);
+    expect(target.requests.filter((request) => request.headers['x-service-run-id'] === row.nextRunId)).toHaveLength(0);
+    await queue.close();
+  });
 
   it('drops a stale job instead of executing it', async () => {
     const engine = await startEngine(harness);
