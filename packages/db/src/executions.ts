@@ -19,6 +19,8 @@ export interface ExecutionTarget {
   timeoutMs: number;
   maxResponseSizeKb: number;
   lastRunAt: Date | null;
+  /** Planned time of the latest slot that has its run recorded (or was skipped for quota). */
+  lastScheduledAt: Date | null;
   /** The account's signing key, encrypted; null when the account has none (then nothing is signed). */
   encryptedSigningKey: string | null;
   /** The key a rotation replaced, encrypted, while the account's grace window keeps it (else null). */
@@ -34,8 +36,9 @@ export interface ExecutionTarget {
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
          e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
-         k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
-         k."previousExpiresAt" AS "previousSigningKeyExpiresAt", a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
+         e."lastScheduledAt", k."encryptedKey" AS "encryptedSigningKey",
+         k."previousEncryptedKey" AS "encryptedPreviousSigningKey", k."previousExpiresAt" AS "previousSigningKeyExpiresAt",
+         a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
     JOIN accounts a ON a.id = e."accountId"

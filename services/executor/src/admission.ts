@@ -1,7 +1,7 @@
 /**
  * Admission of due executions, in batches (a GroupCommit): may this job run now? One query reads
  * every job's endpoint, job status and signing key; the skip rules apply (gone, archived, job not
- * active, stale, paused); then one Redis write checks each account's monthly runs counter and takes
+ * active, stale, slot already recorded, paused); then one Redis write checks each account's monthly runs counter and takes
  * each endpoint's running lock in a single script per execution. Per execution that was three round
  * trips (endpoint, counter, lock); under load it is a fraction of two (bench/results.md).
  *
@@ -30,9 +30,10 @@ import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
-import { acquireLockLua, type RunningLock } from './running-lock.js';
+import { acquireLockLua, lockHolder, type RunningLock } from './running-lock.js';
 
-export type SkipReason = 'missing' | 'archived' | 'job-not-active' | 'paused' | 'stale' | 'overlap' | 'quota';
+export type SkipReason =
+  'missing' | 'archived' | 'job-not-active' | 'stale' | 'recorded' | 'paused' | 'overlap' | 'quota';
 
 export type Admission =
   | { kind: 'admitted'; target: ExecutionTarget }
@@ -46,7 +47,8 @@ const COUNTER_MISSING = -1;
 const QUOTA_EXHAUSTED = -2;
 /**
  * KEYS[1] the account's runs counter for this month, KEYS[2] the endpoint's running lock, KEYS[3]
- * the run's stashed outcome; ARGV[1] the runs quota, ARGV[2] the run id, ARGV[3] the lock lease in ms.
+ * the run's stashed outcome; ARGV[1] the runs quota, ARGV[2] the lock holder (run id and job version),
+ * ARGV[3] the lock lease in ms.
  * Returns the stashed outcome (a string) when there is one, else -1 counter missing, -2 quota
  * exhausted, 0 another run holds the lock, 1 admitted.
  */
@@ -61,6 +63,10 @@ export function skipReason(target: ExecutionTarget | null, payload: DueRunPayloa
   if (target.archivedAt) return 'archived';
   if (target.jobStatus !== 'active') return 'job-not-active';
   if (target.scheduleVersion !== payload.scheduleVersion) return 'stale';
+  // The slot already has its run (recording sets lastScheduledAt): this is the endpoint's current
+  // planned run queued again by a recompute that raced the execution, or a retried delivery of a
+  // recorded run. Calling would run the slot twice; the executor has the scheduler plan the next.
+  if (target.lastScheduledAt && new Date(payload.scheduledAt) <= target.lastScheduledAt) return 'recorded';
   if (target.pausedUntil && target.pausedUntil > now) return 'paused';
   return null;
 }
@@ -114,6 +120,7 @@ export class Admissions {
       const reason = skipReason(targets[index]!, payload, now);
       return reason ? { kind: 'skipped', reason } : null;
     });
+    await this.releaseRecorded(payloads, admissions);
     const candidates = payloads.flatMap((payload, index) =>
       admissions[index] ? [] : [{ payload, index, target: targets[index]! }],
     );
@@ -129,7 +136,7 @@ export class Admissions {
         lock.key(target.id),
         stash.key(payload.runId),
         runQuota.limit(target),
-        payload.runId,
+        lockHolder(payload.runId, payload.scheduleVersion),
         leaseMs,
       );
     }
@@ -149,6 +156,26 @@ export class Admissions {
     return admissions as Admission[];
   }
 
+  /**
+   * A job skipped as `recorded` may still hold its running lock: an executor killed after recording
+   * the run but before freeing the lock (one Redis write later) leaves it for timeoutMs + 30 s, and
+   * every next slot of the endpoint would be skipped as an overlap until then. The run is recorded,
+   * so this delivery frees the lock if its own job still holds it (compare-and-delete). Rare: only
+   * skipped jobs, one write for the batch.
+   */
+  private async releaseRecorded(payloads: DueRunPayload[], admissions: (Admission | null)[]): Promise<void> {
+    const recorded = payloads.filter((_, index) => {
+      const admission = admissions[index];
+      return admission?.kind === 'skipped' && admission.reason === 'recorded';
+    });
+    if (recorded.length === 0) return;
+    const pipeline = this.deps.redis.pipeline();
+    for (const payload of recorded) {
+      this.deps.lock.releaseIn(pipeline, payload.endpointId, payload.runId, payload.scheduleVersion);
+    }
+    await pipeline.exec();
+  }
+
   /** One candidate's admission from its script reply. */
   private async settle(payload: DueRunPayload, target: ExecutionTarget, reply: unknown, now: Date): Promise<Admission> {
     const { db, lock, runQuota } = this.deps;
@@ -157,7 +184,9 @@ export class Admissions {
     if (code === COUNTER_MISSING) {
       code = (await runQuota.isExhausted(target, now))
         ? QUOTA_EXHAUSTED
-        : Number(await lock.acquire(target.id, payload.runId, target.timeoutMs + LOCK_MARGIN_MS));
+        : Number(
+            await lock.acquire(target.id, payload.runId, payload.scheduleVersion, target.timeoutMs + LOCK_MARGIN_MS),
+          );
     }
     if (code === QUOTA_EXHAUSTED) {
       await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));

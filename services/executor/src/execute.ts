@@ -5,7 +5,8 @@
  * A delivery whose call already completed before (its recording failed; admission found the
  * stashed outcome) records that outcome instead of calling again.
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
- * or the job is stale (a later change superseded it: its scheduleVersion no longer matches). When a
+ * the job is stale (a later change superseded it: its scheduleVersion no longer matches), or its
+ * slot already has its run (recorded: scheduledAt at or before the endpoint's lastScheduledAt). When a
  * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
@@ -48,7 +49,7 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
       const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
       run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
     } catch (error) {
-      await deps.recorder.abandon(target.id, payload.runId);
+      await deps.recorder.abandon(target.id, payload.runId, payload.scheduleVersion);
       throw error;
     }
   }

@@ -27,6 +27,24 @@ import { RunQuota } from './run-quota.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
 
+/**
+ * How soon a job in flight in a killed executor is delivered again (issue #12: bound 60 s). BullMQ
+ * 6.7 (its LockManager class and moveStalledJobsToWait script, read in the installed package): a worker
+ * renews the locks of the jobs it is running every lockDuration / 2 (one script per worker for all
+ * its jobs, on a timer ticking every lockDuration / 4), for as long as the job runs, so a request of
+ * any timeoutMs (up to 300 s) keeps its lock; a stalled check every stalledInterval (one worker of
+ * the queue runs it; the others find its marker key and return) moves back to wait the jobs it saw
+ * active last time whose lock has expired. So a killed job comes back within lockDuration +
+ * stalledInterval of the kill (+ the executor's restart when it was the only one: ≈5 s).
+ * BullMQ's defaults (30 s + 30 s) gave ≈65 s; 15 s + 10 s give ≤ 30 s (measured: README Reliability).
+ * Cost: a renewal round trip every 3.75 s per busy worker instead of 7.5 s, and a stalled check every
+ * 10 s per worker instead of 30 s: a few Redis calls a second for the whole fleet. The risk of a short
+ * lock is a false stall (the job delivered again while it runs, same run id): renewal must be late by
+ * more than lockDuration / 2 = 7.5 s (event loop blocked, Redis unreachable), the same ratio as the
+ * defaults; then the run is called again under its id and recorded once.
+ */
+const DELIVERY_LOCK = { lockDuration: 15_000, stalledInterval: 10_000 };
+
 export interface ExecutorOptions {
   db: Database;
   connect: () => Redis;
@@ -103,8 +121,9 @@ export class Executor {
       if (result.firstDelivery) metrics.observeRun(result.run);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
-      if (['paused', 'job-not-active', 'archived', 'quota'].includes(result.reason)) {
-        // The state that stopped this run also decides the next one: have the scheduler recompute.
+      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded'].includes(result.reason)) {
+        // The state that stopped this run also decides the next one (recorded: the slot has its
+        // run, so the next is due): have the scheduler recompute.
         await this.scheduleChanges.add('change', {
           endpointIds: [payload.endpointId],
           reason: `skipped-${result.reason}`,
@@ -144,7 +163,7 @@ export class Executor {
             const result = await this.processDue(dueRunPayload.parse(job.data), job.attemptsMade + 1);
             return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
           }),
-        { connection: this.connect(), prefix, concurrency },
+        { connection: this.connect(), prefix, concurrency, ...DELIVERY_LOCK },
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
@@ -154,7 +173,7 @@ export class Executor {
             metrics.runOutcomes.inc({ source: 'test', status: result.status });
             return result;
           }),
-        { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)) },
+        { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)), ...DELIVERY_LOCK },
       ),
     );
     for (const worker of this.workers) {

@@ -83,14 +83,14 @@ export class RunRecorder {
     // down too, the next delivery calls again (the at-least-once window, ARCHITECTURE.md).
     const pipeline = this.deps.redis.pipeline();
     this.deps.stash.saveIn(pipeline, execution.run);
-    this.deps.lock.releaseIn(pipeline, execution.run.endpointId, execution.run.id);
+    this.deps.lock.releaseIn(pipeline, execution.run.endpointId, execution.run.id, execution.scheduleVersion);
     await pipeline.exec().catch(() => undefined);
     throw failure;
   }
 
   /** Frees the lock of an admitted execution that ends without a run (its call threw). */
-  async abandon(endpointId: string, runId: string): Promise<void> {
-    await this.deps.lock.release(endpointId, runId);
+  async abandon(endpointId: string, runId: string, scheduleVersion: number): Promise<void> {
+    await this.deps.lock.release(endpointId, runId, scheduleVersion);
   }
 
   private async write(items: FinishedExecution[]): Promise<boolean[]> {
@@ -100,8 +100,8 @@ export class RunRecorder {
       items.map((item) => item.run),
     );
     const pipeline = redis.pipeline();
-    for (const { run, isReplay } of items) {
-      lock.releaseIn(pipeline, run.endpointId, run.id);
+    for (const { run, isReplay, scheduleVersion } of items) {
+      lock.releaseIn(pipeline, run.endpointId, run.id, scheduleVersion);
       if (recorded.has(run.id)) runQuota.recordRunIn(pipeline, run.accountId, run.startedAt);
       if (isReplay) stash.deleteIn(pipeline, run.id);
     }

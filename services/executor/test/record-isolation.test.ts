@@ -90,7 +90,7 @@ it('records the good runs of a batch and the poison one as record_error; the poi
     runOf(endpoint, index === poisonAt ? { text: 'nul \u0000 here' } : { ok: index }),
   );
   // Each run holds its endpoint's lock, as an admitted execution does.
-  for (const run of runs) expect(await lock.acquire(run.endpointId, run.id, 60_000)).toBe(true);
+  for (const run of runs) expect(await lock.acquire(run.endpointId, run.id, 1, 60_000)).toBe(true);
 
   // Submitted in one turn of the event loop: one batch of seven.
   const results = await Promise.allSettled(

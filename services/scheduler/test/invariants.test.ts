@@ -3,9 +3,11 @@
  *  - never two pending executions for one endpoint;
  *  - never two concurrent executions of one endpoint;
  *  - a stale job (superseded by a later change) is dropped, not executed;
- *  - several scheduler replicas run at once without duplicate runs.
+ *  - several scheduler replicas run at once without duplicate runs;
+ *  - a slot recomputed again while its execution is in flight runs once and is recorded once.
  */
 import { newId } from '@kairos/core';
+import { recordScheduledRun } from '@kairos/db';
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
@@ -98,6 +100,97 @@ describe('engine invariants', () => {
     for (let i = 1; i < runs.length; i += 1) {
       expect(runs[i]!.startedAt.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.completedAt.getTime());
     }
+  });
+
+  // Both recomputes see the slot not recorded yet and plan it again. Concurrency 1: the job they
+  // queue is taken the moment the in-flight execution finishes (BullMQ fetches it in the same call),
+  // before the scheduler hears of that run. Concurrency 10: it is taken while the first is in flight.
+  it.each([1, 10])(
+    'runs a slot once when two recomputes race its execution (issue #12; executor concurrency %i)',
+    async (concurrency) => {
+      const path = `/slow-recomputed-${concurrency}`;
+      const [first, second] = [
+        await startEngine(harness, { executorConcurrency: concurrency }),
+        await startEngine(harness, { withoutExecutor: true }),
+      ];
+      engines.push(first!, second!);
+      const endpointId = await createEndpoint(path, 3_600_000);
+      const calls = () =>
+        target.requests.filter((request) => request.url === path).map((request) => request.headers['x-service-run-id']);
+      await waitFor(async () => calls().length === 1, 5000, 'the first slot to be in flight');
+      expect(await harness.db.prisma.run.count({ where: { endpointId } })).toBe(0);
+      const planned = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      await Promise.all([first!.scheduler.recompute(endpointId), second!.scheduler.recompute(endpointId)]);
+      await waitFor(
+        async () => (await harness.db.prisma.run.count({ where: { endpointId } })) >= 1,
+        5000,
+        'the slot to be recorded',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const runs = await harness.db.prisma.run.findMany({ where: { endpointId } });
+      expect(runs.map((run) => run.scheduledAt.getTime())).toEqual([planned.nextRunAt!.getTime()]);
+      expect(calls()).toEqual([runs[0]!.id]);
+      expect(maxInFlight.get(path)).toBe(1);
+      // The endpoint goes on: its next slot is planned and queued.
+      const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+      expect(row.nextRunAt!.getTime()).toBe(planned.nextRunAt!.getTime() + 3_600_000);
+      const queue = dueQueue();
+      expect((await queue.getJob(dueJobId(endpointId, row.scheduleVersion)))?.data.runId).toBe(row.nextRunId);
+      await queue.close();
+    },
+  );
+
+  it('frees the running lock of a recorded run delivered again, so the endpoint goes on (kill -9 after recording)', async () => {
+    // An executor killed after recording a run but before freeing its lock (and before run-completed):
+    // the stalled job comes back, is skipped as recorded, frees the lock and has the next slot planned.
+    const engine = await startEngine(harness);
+    engines.push(engine);
+    const endpointId = await createEndpoint('/recorded-lock', 3_600_000);
+    await waitFor(async () => (await harness.db.prisma.run.count({ where: { endpointId } })) === 1, 5000, 'a run');
+    const row = await waitFor(
+      async () => {
+        const found = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+        return found.lastScheduledAt && found.nextRunAt! > found.lastScheduledAt ? found : null;
+      },
+      5000,
+      'the next slot to be planned',
+    );
+    const lockKey = `${harness.queuePrefix}:running:${endpointId}`;
+    await harness.redis.set(lockKey, `${row.nextRunId}@${row.scheduleVersion}`, 'PX', 60_000);
+    await recordScheduledRun(harness.db, {
+      id: row.nextRunId!,
+      accountId: row.accountId,
+      endpointId,
+      source: 'baseline-interval',
+      status: 'success',
+      scheduledAt: row.nextRunAt!,
+      startedAt: new Date(),
+      completedAt: new Date(),
+      durationMs: 5,
+      statusCode: 200,
+      responseBody: null,
+      responseFormat: null,
+      responseTruncated: false,
+      responseBodyAltered: false,
+      responseSizeBytes: 0,
+      errorKind: null,
+      errorMessage: null,
+      attempt: 1,
+    });
+    const queue = dueQueue();
+    await (await queue.getJob(dueJobId(endpointId, row.scheduleVersion)))!.promote();
+    const next = await waitFor(
+      async () => {
+        const found = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+        return found.scheduleVersion > row.scheduleVersion ? found : null;
+      },
+      5000,
+      'the next slot after the recorded one',
+    );
+    expect(next.nextRunAt!.getTime()).toBe(row.nextRunAt!.getTime() + 3_600_000);
+    expect(await harness.redis.exists(lockKey)).toBe(0);
+    expect(target.requests.filter((request) => request.headers['x-service-run-id'] === row.nextRunId)).toHaveLength(0);
+    await queue.close();
   });
 
   it('drops a stale job instead of executing it', async () => {

@@ -132,6 +132,11 @@ it('reconcile recomputes, instead of re-adding, a missing job whose run is alrea
         durationMs: 5,
       },
     });
+    // The endpoint's state advances with its run, as recordScheduledRuns does in the same statement.
+    await harness.db.prisma.endpoint.update({
+      where: { id },
+      data: { lastScheduledAt: row.nextRunAt, lastRunAt: row.nextRunAt, lastStatus: 'success' },
+    });
     await (await due.getJob(dueJobId(id, row.scheduleVersion)))!.remove();
   }
   const before = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: ranId! } });
