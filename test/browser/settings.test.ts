@@ -142,7 +142,9 @@ describe('settings', () => {
     const asked = acceptNextDialog(h.page);
     await signing.getByRole('button', { name: 'Revoke previous key now' }).click();
     expect(await asked).toMatch(/Revoke the previous signing key now\?/);
-    await signing.getByRole('button', { name: 'Revoke previous key now' }).waitFor({ state: 'detached' });
+    // The button is renamed "Revoking…" while the request runs: wait for the window's text to go, which
+    // happens only after the revoke succeeded and the key was read again.
+    await signing.getByText(`${before.keyPrefix}…`).waitFor({ state: 'detached' });
     const after = await h.api.db.prisma.signingKey.findFirstOrThrow({ where: { accountId } });
     expect(after).toMatchObject({ previousKeyPrefix: null, previousEncryptedKey: null, previousExpiresAt: null });
   });

@@ -249,7 +249,11 @@ describe('AI scheduling disabled', () => {
     ]);
     await runAndAnalyse(bed.harness, bed.planner, endpoint);
     const disabled = await tenantApi.patch('/api/account/settings', { aiSchedulingEnabled: false });
-    expect(disabled.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: false });
+    expect(disabled.body.settings).toEqual({
+      aiSchedulingEnabled: false,
+      aiShadowMode: false,
+      signingKeyGraceMinutes: 0,
+    });
     bed.fake.requests.length = 0;
     await makeAnalysisDue(bed.harness, endpoint.id);
     expect(await runAndAnalyse(bed.harness, bed.planner, endpoint, { status: 'failed' })).toEqual({

@@ -382,6 +382,7 @@ describe('shadow mode', () => {
     expect((await shadowApi.patch('/api/account/settings', { aiShadowMode: true })).body.settings).toEqual({
       aiSchedulingEnabled: true,
       aiShadowMode: true,
+      signingKeyGraceMinutes: 0,
     });
     const endpoint = await createTestEndpoint(shadowApi, shadowAccount.accountId, { minIntervalMs: 5000 });
     bed.fake.play([
