@@ -2,7 +2,7 @@ import { AppError, generateSecret, newId } from '@kairos/core';
 import type { Database } from './client.js';
 import type { Account, ApiKey, Tier, User } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
-import { newSigningKey, type SigningKeyInfo } from './signing-keys.js';
+import { SIGNING_KEY_INFO, newSigningKey, type SigningKeyInfo } from './signing-keys.js';
 
 export interface CreateAccountInput {
   email: string;
@@ -72,15 +72,7 @@ export async function createAccount(
         : null;
       const signingKey = await tx.signingKey.create({
         data: { id: newId(), accountId, keyPrefix, encryptedKey },
-        select: {
-          id: true,
-          accountId: true,
-          keyPrefix: true,
-          createdAt: true,
-          rotatedAt: true,
-          previousKeyPrefix: true,
-          previousExpiresAt: true,
-        },
+        select: SIGNING_KEY_INFO,
       });
       return { account, user, apiKey, signingKey, rawSigningKey };
     });

@@ -23,7 +23,8 @@ export interface IssuedSigningKey {
   key: SigningKeyInfo;
 }
 
-const withoutSecret = {
+/** The columns of SigningKeyInfo: everything but the encrypted keys (accounts.ts selects them too). */
+export const SIGNING_KEY_INFO = {
   id: true,
   accountId: true,
   keyPrefix: true,
@@ -42,7 +43,7 @@ export function newSigningKey(masterKey: Buffer): { rawKey: string; keyPrefix: s
 }
 
 export async function getSigningKeyInfo(db: Database, accountId: string): Promise<SigningKeyInfo | null> {
-  return db.prisma.signingKey.findUnique({ where: { accountId }, select: withoutSecret });
+  return db.prisma.signingKey.findUnique({ where: { accountId }, select: SIGNING_KEY_INFO });
 }
 
 /** CONFLICT when the account already has a key (rotate it instead). */
@@ -51,7 +52,7 @@ export async function createSigningKey(db: Database, accountId: string, masterKe
   try {
     const key = await db.prisma.signingKey.create({
       data: { id: newId(), accountId, keyPrefix, encryptedKey },
-      select: withoutSecret,
+      select: SIGNING_KEY_INFO,
     });
     return { rawKey, key };
   } catch (error) {
