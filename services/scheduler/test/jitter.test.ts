@@ -96,6 +96,8 @@ describe('jitter', () => {
       [{ jitterMs: -1 }, 'must be 0 or more'],
       [{ jitterMs: 1.5 }, 'whole number'],
       [{ baselineIntervalMs: null, baselineCron: '0 * * * *', jitterMs: JITTER_MAX_MS + 1 }, 'at most 3600000'],
+      // An hourly cron takes at most half an hour, like an interval.
+      [{ baselineIntervalMs: null, baselineCron: '0 * * * *', jitterMs: JITTER_MAX_MS }, 'shortest gap'],
     ] as const) {
       const response = await createEndpoint('/refused', overrides);
       expect(response.status).toBe(400);
@@ -105,7 +107,7 @@ describe('jitter', () => {
     const cron = await createEndpoint('/cron', {
       baselineIntervalMs: null,
       baselineCron: '0 * * * *',
-      jitterMs: JITTER_MAX_MS,
+      jitterMs: JITTER_MAX_MS / 2,
     });
     expect(cron.status).toBe(201);
     const patched = await api.patch(`/api/jobs/${jobId}/endpoints/${plain.body.id}`, { jitterMs: 500 });

@@ -1,7 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import fc from 'fast-check';
 import { AppError } from '../errors.js';
-import { latestCronTimeAtOrBefore, nextCronTime, parseCron } from './cron.js';
+import { latestCronTimeAtOrBefore, nextCronTime, parseCron, shortestCronGapMs } from './cron.js';
 import { fromWallClockMs } from './zoned-time.js';
 
 const at = (iso: string): Date => new Date(iso);
@@ -183,5 +183,17 @@ describe('nextCronTime and latestCronTimeAtOrBefore agree with a brute-force ref
         { numRuns: 40 },
       );
     }
+  });
+});
+
+describe('shortestCronGapMs: the period jitter is checked against', () => {
+  it.each([
+    ['*/5 * * * *', 'UTC', 5 * 60_000],
+    ['0 * * * *', 'Europe/Paris', 3_600_000],
+    ['0 9 * * 1-5', 'America/New_York', 86_400_000],
+    ['0 9,17 * * *', 'UTC', 8 * 3_600_000],
+    ['0 0 1 * *', 'UTC', 28 * 86_400_000],
+  ])('%s in %s: %i ms', (expression, timezone, expected) => {
+    expect(shortestCronGapMs(expression, timezone)).toBe(expected);
   });
 });

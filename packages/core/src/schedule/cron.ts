@@ -50,6 +50,22 @@ export function nextCronTime(expression: string, timezone: string, after: Date):
 }
 
 /**
+ * The shortest gap between consecutive occurrences among the first 64 after a fixed instant
+ * (2026-01-01 UTC): a cron's period for validation (jitter must stay under it). 64 occurrences cover
+ * every weekday pattern of a daily schedule and a month of a weekly one; a validation needs no clock.
+ */
+export function shortestCronGapMs(expression: string, timezone: string): number {
+  let previous = nextCronTime(expression, timezone, new Date(Date.UTC(2026, 0, 1)));
+  let shortest = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 64; i += 1) {
+    const next = nextCronTime(expression, timezone, previous);
+    shortest = Math.min(shortest, next.getTime() - previous.getTime());
+    previous = next;
+  }
+  return shortest;
+}
+
+/**
  * The latest occurrence at or before `at`, or null when there is none at or after `notBefore`
  * (used to collapse the slots missed during downtime into one run).
  */

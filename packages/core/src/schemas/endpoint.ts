@@ -7,7 +7,7 @@
  * as aliases; sending both spellings of one field is an error. Responses use the canonical names.
  */
 import { z } from 'zod';
-import { isValidTimezone, parseCron } from '../schedule/cron.js';
+import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
 import { descriptionText, trimmedName } from './common.js';
 import { HTTP_METHODS, LIMITS, METHODS_WITH_BODY, RESERVED_HEADER_NAMES, type HttpMethod } from './limits.js';
@@ -306,6 +306,15 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
   if (config.baselineCron !== null) {
     const parsed = parseCron(config.baselineCron, config.timezone);
     if (!parsed.ok) issues.push({ field: 'baselineCron', message: `invalid cron expression: ${parsed.message}` });
+    // As for an interval (below): a jittered run must stay before the next slot's earliest time, or the
+    // executor would take that slot as already recorded and skip it.
+    const gapMs = parsed.ok && config.jitterMs > 0 ? shortestCronGapMs(config.baselineCron, config.timezone) : null;
+    if (gapMs !== null && config.jitterMs > gapMs / 2) {
+      issues.push({
+        field: 'jitterMs',
+        message: `jitterMs (${config.jitterMs}) must be at most half of the shortest gap between baselineCron's runs (${gapMs} ms)`,
+      });
+    }
   }
   const { minIntervalMs: min, maxIntervalMs: max, baselineIntervalMs: interval } = config;
   if (min !== null && max !== null && min > max) {
