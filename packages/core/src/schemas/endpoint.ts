@@ -132,7 +132,7 @@ const endpointFields = {
       description:
         'Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved ' +
         'time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). ' +
-        `At most ${JITTER_MAX_MS} and, with baselineIntervalMs, at most half of it`,
+        `At most ${JITTER_MAX_MS} and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs`,
       example: 0,
     }),
   timeoutMs: z

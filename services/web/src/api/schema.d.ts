@@ -882,7 +882,7 @@ export interface components {
             /** @description Ceiling on the interval between runs */
             maxIntervalMs?: number | null;
             /**
-             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and, with baselineIntervalMs, at most half of it
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs
              * @example 0
              */
             jitterMs?: number;
@@ -937,7 +937,7 @@ export interface components {
             /** @description Ceiling on the interval between runs */
             maxIntervalMs?: number | null;
             /**
-             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and, with baselineIntervalMs, at most half of it
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs
              * @example 0
              */
             jitterMs?: number;
