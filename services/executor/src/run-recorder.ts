@@ -16,6 +16,7 @@
  * too, or the database is unreachable, does the caller get the error: the outcome is stashed first
  * (outcome-stash.ts) so the retried delivery records it without calling the endpoint again.
  */
+import { toStorableText } from '@kairos/core';
 import { recordScheduledRuns, type Database, type RunOutcome } from '@kairos/db';
 import type { RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
@@ -129,10 +130,11 @@ export class RunRecorder {
 
 /**
  * The run as it can be recorded when PostgreSQL refused it: failed, kind record_error, without the
- * body (the usual culprit), with the database's reason (cleaned of U+0000, which text refuses too).
+ * body (the usual culprit), with the database's reason made storable (core's toStorableText: it may quote
+ * the very U+0000 or lone surrogate that was refused).
  */
 export function asRecordError(run: RunOutcome, error: unknown): RunOutcome {
-  const reason = (error instanceof Error ? error.message : String(error)).replaceAll('\u0000', '');
+  const reason = toStorableText(error instanceof Error ? error.message : String(error));
   return {
     ...run,
     status: 'failed',
