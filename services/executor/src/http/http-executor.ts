@@ -161,8 +161,9 @@ function toOutcome(result: TransferResult, startedAt: Date, durationMs: number):
     responseSizeBytes: response ? responseSizeBytes(result.receivedBytes, response.declaredBytes) : null,
     errorKind: failure?.kind ?? null,
     // Messages can quote what the target sent (a header, a URL); recorded, so made storable too.
+    // (finalUrl is not recorded: it stays as received.)
     errorMessage: failure ? toStorableText(failure.message) : null,
-    finalUrl: result.finalUrl === null ? null : toStorableText(result.finalUrl),
+    finalUrl: result.finalUrl,
   };
 }
 
