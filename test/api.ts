@@ -3,6 +3,7 @@
  * unique queue prefix, real HTTP through supertest. Call `close()` in afterAll.
  */
 import { randomBytes } from 'node:crypto';
+import { newId } from '@kairos/core';
 import { createDatabase, createAccount, type Database, type Tier } from '@kairos/db';
 import { createRedisConnection } from '@kairos/queue';
 import type { Redis } from 'ioredis';
@@ -188,3 +189,52 @@ export const endpointInput = (overrides: Record<string, unknown> = {}): Record<s
   baselineIntervalMs: 60_000,
   ...overrides,
 });
+
+/** One of each resource a route can name, by its path parameter (`:jobId`, `:runId`, …), with the device-flow access token. */
+export interface RouteResources {
+  ids: { jobId: string; endpointId: string; runId: string; sessionId: string; tokenId: string };
+  accessToken: string;
+}
+
+/**
+ * Creates, in the account, a job, an endpoint, a recorded run, an analysis session and an approved
+ * device-flow token: what the tests that walk every route (route-matrix, fuzz) fill path parameters from.
+ */
+export async function createRouteResources(
+  harness: ApiHarness,
+  account: TestAccount,
+  options: { jobName: string; endpointTimeoutMs: number; deviceClientName: string },
+): Promise<RouteResources> {
+  const api = harness.client(account.apiKey);
+  const job = (await api.post('/api/jobs', { name: options.jobName })).body;
+  const endpoint = (
+    await api.post(`/api/jobs/${job.id}/endpoints`, endpointInput({ timeoutMs: options.endpointTimeoutMs }))
+  ).body;
+  const now = new Date();
+  const run = await harness.db.prisma.run.create({
+    data: {
+      id: newId(),
+      accountId: account.accountId,
+      endpointId: endpoint.id,
+      source: 'baseline-interval',
+      status: 'success',
+      scheduledAt: now,
+      startedAt: now,
+      completedAt: now,
+      durationMs: 12,
+      statusCode: 200,
+    },
+  });
+  const session = await harness.db.prisma.analysisSession.create({
+    data: { id: newId(), accountId: account.accountId, endpointId: endpoint.id, status: 'completed', toolsCalled: [] },
+  });
+  const code = (await harness.http.post('/api/auth/device/code').send({ client_name: options.deviceClientName })).body;
+  await api.post('/api/auth/device/approve', { user_code: code.user_code });
+  const accessToken = (await harness.http.post('/api/auth/device/token').send({ device_code: code.device_code })).body
+    .access_token as string;
+  const token = await harness.db.prisma.accessToken.findFirstOrThrow({ where: { accountId: account.accountId } });
+  return {
+    ids: { jobId: job.id, endpointId: endpoint.id, runId: run.id, sessionId: session.id, tokenId: token.id },
+    accessToken,
+  };
+}

@@ -11,9 +11,8 @@
  * a write) and 16 device-token errors in the wrong shape. The one 5xx allowed is "Test now" answering
  * 503 for a well-formed request: no executor runs in this test, as documented for that route.
  */
-import { newId } from '@kairos/core';
 import fc from 'fast-check';
-import { createApiHarness, endpointInput, type ApiHarness, type TestAccount } from '../../../test/api.js';
+import { createApiHarness, createRouteResources, type ApiHarness, type TestAccount } from '../../../test/api.js';
 import { operationsOf, requestArbitrary, type FuzzRequest, type Operation } from './fuzz-cases.js';
 
 const SEED = 20_261_123;
@@ -29,39 +28,15 @@ beforeAll(async () => {
   harness = await createApiHarness({ testRunGraceMs: 100 });
   owner = await harness.createAccount({ operator: true });
   const other = await harness.createAccount();
-  const api = harness.client(owner.apiKey);
-  const job = (await api.post('/api/jobs', { name: 'fuzz' })).body;
-  const endpoint = (await api.post(`/api/jobs/${job.id}/endpoints`, endpointInput({ timeoutMs: 100 }))).body;
-  const now = new Date();
-  const run = await harness.db.prisma.run.create({
-    data: {
-      id: newId(),
-      accountId: owner.accountId,
-      endpointId: endpoint.id,
-      source: 'baseline-interval',
-      status: 'success',
-      scheduledAt: now,
-      startedAt: now,
-      completedAt: now,
-      durationMs: 12,
-      statusCode: 200,
-    },
+  const { ids: resources } = await createRouteResources(harness, owner, {
+    jobName: 'fuzz',
+    endpointTimeoutMs: 100,
+    deviceClientName: 'fuzz',
   });
-  const session = await harness.db.prisma.analysisSession.create({
-    data: { id: newId(), accountId: owner.accountId, endpointId: endpoint.id, status: 'completed', toolsCalled: [] },
-  });
-  const spareKey = (await api.post('/api/api-keys', { name: 'spare' })).body;
-  const code = (await harness.http.post('/api/auth/device/code').send({ client_name: 'fuzz' })).body;
-  await api.post('/api/auth/device/approve', { user_code: code.user_code });
-  await harness.http.post('/api/auth/device/token').send({ device_code: code.device_code });
-  const token = await harness.db.prisma.accessToken.findFirstOrThrow({ where: { accountId: owner.accountId } });
+  const spareKey = (await harness.client(owner.apiKey).post('/api/api-keys', { name: 'spare' })).body;
   ids = {
-    jobId: job.id,
-    endpointId: endpoint.id,
-    runId: run.id,
-    sessionId: session.id,
+    ...resources,
     keyId: spareKey.id ?? spareKey.apiKey?.id,
-    tokenId: token.id,
     // Operator routes act on the other account, so a disabled account cannot lock the fuzz out.
     accountId: other.accountId,
   };

@@ -5,9 +5,9 @@
  *   and none of A's data changes;
  * - bearer tokens from the device flow are accepted on every authenticated route.
  */
-import { newId } from '@kairos/core';
 import {
   createApiHarness,
+  createRouteResources,
   endpointInput,
   type ApiClient,
   type ApiHarness,
@@ -43,41 +43,13 @@ beforeAll(async () => {
   harness = await createApiHarness({ testRunGraceMs: 300 });
   alice = await harness.createAccount({ operator: true });
   bob = await harness.createAccount();
-  const api = harness.client(alice.apiKey);
-  const job = (await api.post('/api/jobs', { name: "Alice's job" })).body;
-  const endpoint = (await api.post(`/api/jobs/${job.id}/endpoints`, endpointInput({ timeoutMs: 500 }))).body;
-  const now = new Date();
-  const run = await harness.db.prisma.run.create({
-    data: {
-      id: newId(),
-      accountId: alice.accountId,
-      endpointId: endpoint.id,
-      source: 'baseline-interval',
-      status: 'success',
-      scheduledAt: now,
-      startedAt: now,
-      completedAt: now,
-      durationMs: 12,
-      statusCode: 200,
-    },
+  const resources = await createRouteResources(harness, alice, {
+    jobName: "Alice's job",
+    endpointTimeoutMs: 500,
+    deviceClientName: 'matrix',
   });
-  const session = await harness.db.prisma.analysisSession.create({
-    data: { id: newId(), accountId: alice.accountId, endpointId: endpoint.id, status: 'completed', toolsCalled: [] },
-  });
-  const code = (await harness.http.post('/api/auth/device/code').send({ client_name: 'matrix' })).body;
-  await api.post('/api/auth/device/approve', { user_code: code.user_code });
-  aliceToken = (await harness.http.post('/api/auth/device/token').send({ device_code: code.device_code })).body
-    .access_token;
-  const token = await harness.db.prisma.accessToken.findFirstOrThrow({ where: { accountId: alice.accountId } });
-  aliceIds = {
-    jobId: job.id,
-    endpointId: endpoint.id,
-    runId: run.id,
-    sessionId: session.id,
-    keyId: alice.apiKeyId,
-    tokenId: token.id,
-    accountId: alice.accountId,
-  };
+  aliceToken = resources.accessToken;
+  aliceIds = { ...resources.ids, keyId: alice.apiKeyId, accountId: alice.accountId };
 });
 afterAll(() => harness.close());
 
