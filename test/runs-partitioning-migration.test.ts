@@ -100,7 +100,9 @@ describe('runs partitioning migration', () => {
       `SELECT id, tableoid::regclass::text AS partition FROM runs`,
     );
     for (const { id, partition } of placed.rows) {
-      const expected = foreignIds.includes(id) ? 'runs_default' : runPartitionName(monthStartOf(uuidv7Time(id)));
+      const expected = (foreignIds as string[]).includes(id)
+        ? 'runs_default'
+        : runPartitionName(monthStartOf(uuidv7Time(id)));
       expect({ id, partition }).toEqual({ id, partition: expected });
     }
     const partitions = (
