@@ -12,6 +12,7 @@ import { newIdAt } from '@kairos/core';
 import { runPartitionName, uuidv7Time } from '@kairos/db';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from './env.mjs';
+import { seedEndpoint } from './runs-fixtures.js';
 
 const MIGRATION = '20261123211540_runs_partitioned';
 const migrationsDir = join(import.meta.dirname, '..', 'prisma', 'migrations');
@@ -55,17 +56,8 @@ function monthsAgo(months: number, day: number): Date {
 
 describe('runs partitioning migration', () => {
   it('moves every row into its month partition and keeps columns, indexes and foreign keys', async () => {
-    const [accountId, jobId, endpointId] = [newIdAt(new Date()), newIdAt(new Date()), newIdAt(new Date())];
-    await client.query(`INSERT INTO accounts (id, name, "updatedAt") VALUES ($1, 'a', now())`, [accountId]);
-    await client.query(`INSERT INTO jobs (id, "accountId", name, "updatedAt") VALUES ($1, $2, 'j', now())`, [
-      jobId,
-      accountId,
-    ]);
-    await client.query(
-      `INSERT INTO endpoints (id, "accountId", "jobId", name, url, method, "updatedAt")
-       VALUES ($1, $2, $3, 'e', 'http://127.0.0.1:9/', 'GET', now())`,
-      [endpointId, accountId, jobId],
-    );
+    const query = (sql: string, values?: unknown[]) => client.query(sql, values);
+    const { accountId, endpointId } = await seedEndpoint(query);
     // What another helper's migration may have added before this one.
     await client.query(`ALTER TABLE runs ADD COLUMN "extraAttempts" integer NOT NULL DEFAULT 3`);
     await client.query(`CREATE INDEX "runs_extraAttempts_idx" ON runs ("extraAttempts")`);
