@@ -3,7 +3,7 @@
  *
  * The native schema engine cannot be downloaded on our build machines, so the CLI runs
  * Prisma 6.19.3's bundled WASM schema engine through @prisma/adapter-pg (`engine: 'js'`).
- * That path has four known defects, each worked around here (see docs/stack.md; Prisma 7 has no such path):
+ * That path has five known defects, each worked around here (see docs/stack.md; Prisma 7 has no such path):
  *  1. the engine reads pg_catalog columns of type `name` (oid 19) and `"char"` (oid 18), which
  *     adapter-pg cannot deserialize: we present them as text (oid 25);
  *  2. pg lets `connectionString` override `database`, so the shadow database would silently be
@@ -12,6 +12,11 @@
  *     we create and drop it ourselves (DROP ... WITH (FORCE));
  *  4. `migrate deploy` lingers ~11 s after finishing: idle pool connections (pg's 10 s idle timeout)
  *     and engine timers keep the process alive. Pools exit on idle and long timers are unref'd.
+ *  5. adapter-pg's executeScript splits a migration on every `;` and runs the pieces one by one in
+ *     autocommit: a dollar-quoted body (`DO $$ … $$`, the runs partitioning migration) breaks into
+ *     syntax errors, and a migration failing halfway leaves the statements before it applied. We send
+ *     the whole script as one simple-protocol query, which PostgreSQL runs as one implicit
+ *     transaction: a migration applies whole or not at all.
  */
 import { randomUUID } from 'node:crypto';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -60,7 +65,27 @@ function connectionFields(url: string, database?: string): pg.PoolConfig {
   };
 }
 
+type Adapter = Awaited<ReturnType<PrismaPg['connect']>>;
+
+// (5) one query per migration script: dollar quotes intact, all or nothing.
+function wholeScripts<T extends Adapter>(adapter: T): T {
+  const pool = adapter.underlyingDriver() as pg.Pool;
+  const onError = (adapter as unknown as { onError: (error: unknown) => never }).onError.bind(adapter);
+  adapter.executeScript = async (script: string) => {
+    try {
+      await pool.query(script);
+    } catch (error) {
+      onError(error);
+    }
+  };
+  return adapter;
+}
+
 class ShadowAwarePrismaPg extends PrismaPg {
+  override async connect() {
+    return wholeScripts(await super.connect());
+  }
+
   // (3) create and force-drop the shadow database ourselves.
   override async connectToShadowDb() {
     const name = `kairos_shadow_${randomUUID().replaceAll('-', '')}`;
@@ -68,7 +93,7 @@ class ShadowAwarePrismaPg extends PrismaPg {
     await admin.connect();
     await admin.query(`CREATE DATABASE "${name}"`);
     await admin.end();
-    const shadow = await new PrismaPg(connectionFields(databaseUrl, name)).connect();
+    const shadow = wholeScripts(await new PrismaPg(connectionFields(databaseUrl, name)).connect());
     const dispose = shadow.dispose.bind(shadow);
     shadow.dispose = async () => {
       await dispose();

@@ -5,3 +5,9 @@ export const newId = (): string => uuidv7();
 
 /** Ids in paths are opaque to callers; anything that is not one of ours is simply not found. */
 export const isId = (value: string): boolean => validate(value) && version(value) === 7;
+
+/**
+ * A UUIDv7 carrying the time `at` instead of now: for tests and benchmarks that backfill history
+ * (runs are partitioned by the time in their id, packages/db/src/partitions.ts).
+ */
+export const newIdAt = (at: Date): string => uuidv7({ msecs: at.getTime() });

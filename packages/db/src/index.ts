@@ -11,6 +11,7 @@ export * from './scheduling.js';
 export * from './signing-keys.js';
 export * from './dashboard.js';
 export * from './retention.js';
+export * from './partitions.js';
 export * from './identity.js';
 export * from './device-auth.js';
 export * from './account-admin.js';

@@ -1,7 +1,8 @@
 /**
  * Runs retention. Deletes in small batches, each its own short statement, so no long transaction
  * holds locks on the hot runs table and autovacuum can keep up between batches. Uses the
- * (accountId, startedAt) index.
+ * (accountId, startedAt) index (of each partition). Whole month partitions are dropped instead
+ * when past every account's retention (partitions.ts).
  */
 import type { Database } from './client.js';
 
@@ -23,7 +24,24 @@ export async function listAccountsForRetention(
   return rows;
 }
 
-/** Deletes up to `batchSize` runs (and analysis sessions) of one account started before `before`. */
+/**
+ * The retention policies in force: each tier in use with each runRetentionDays override in use
+ * (a handful of rows whatever the number of accounts), for the longest retention of any account.
+ */
+export async function listRetentionPolicies(
+  db: Database,
+): Promise<{ tier: RetentionAccount['tier']; quotaOverrides: unknown }[]> {
+  const { rows } = await db.pool.query<{ tier: RetentionAccount['tier']; days: unknown }>(
+    `SELECT DISTINCT tier, "quotaOverrides"->'runRetentionDays' AS days FROM accounts`,
+  );
+  return rows.map(({ tier, days }) => ({ tier, quotaOverrides: { runRetentionDays: days } }));
+}
+
+/**
+ * Deletes up to `batchSize` runs of one account started before `before`. With runs partitioned by
+ * month, this is only for accounts whose retention is shorter than the longest one (whole
+ * partitions past the longest are dropped, packages/db/src/partitions.ts).
+ */
 export async function deleteRunsBefore(
   db: Database,
   accountId: string,
@@ -35,10 +53,24 @@ export async function deleteRunsBefore(
        SELECT id FROM runs WHERE "accountId" = $1 AND "startedAt" < $2 LIMIT $3))`,
     [accountId, before, batchSize],
   );
-  await db.pool.query(
+  return runs.rowCount ?? 0;
+}
+
+/**
+ * Deletes up to `batchSize` analysis sessions of one account created before `before`. Not
+ * partitioned: at most one session per endpoint per analysis, orders of magnitude fewer rows than
+ * runs (docs/operations.md, "Runs partitions").
+ */
+export async function deleteAnalysisSessionsBefore(
+  db: Database,
+  accountId: string,
+  before: Date,
+  batchSize: number,
+): Promise<number> {
+  const sessions = await db.pool.query(
     `DELETE FROM analysis_sessions WHERE id = ANY(ARRAY(
        SELECT id FROM analysis_sessions WHERE "accountId" = $1 AND "createdAt" < $2 LIMIT $3))`,
     [accountId, before, batchSize],
   );
-  return runs.rowCount ?? 0;
+  return sessions.rowCount ?? 0;
 }

@@ -1,4 +1,4 @@
-import { newId } from '@kairos/core';
+import { newIdAt } from '@kairos/core';
 import { createLogger } from '@kairos/runtime';
 import { createApiHarness, endpointInput, type ApiHarness } from '../../../test/api.js';
 import { RetentionSweeper } from '../src/retention.js';
@@ -21,7 +21,7 @@ async function seedRuns(apiKey: string, ages: number[]): Promise<string> {
     data: ages.map((ageDays) => {
       const at = new Date(Date.now() - ageDays * DAY_MS);
       return {
-        id: newId(),
+        id: newIdAt(at), // as the scheduler makes it: when the run is planned
         accountId: row.accountId,
         endpointId: row.id,
         source: 'baseline-interval',

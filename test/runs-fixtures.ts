@@ -1,0 +1,43 @@
+/**
+ * Rows for the runs partitioning tests, written in SQL so they also fit a database migrated only up
+ * to the migration before the partitioning one (test/runs-partitioning-migration.test.ts).
+ */
+import { newIdAt } from '@kairos/core';
+
+type Query = (sql: string, values?: unknown[]) => Promise<unknown>;
+
+/** An account of `tier` (optionally with a runRetentionDays override) with one job and one endpoint. */
+export async function seedEndpoint(
+  query: Query,
+  tier: 'free' | 'pro' | 'enterprise' = 'free',
+  retentionDays?: number,
+): Promise<{ accountId: string; endpointId: string }> {
+  const [accountId, jobId, endpointId] = [newIdAt(new Date()), newIdAt(new Date()), newIdAt(new Date())];
+  const overrides = retentionDays === undefined ? {} : { runRetentionDays: retentionDays };
+  await query(`INSERT INTO accounts (id, name, tier, "quotaOverrides", "updatedAt") VALUES ($1, 'a', $2, $3, now())`, [
+    accountId,
+    tier,
+    overrides,
+  ]);
+  await query(`INSERT INTO jobs (id, "accountId", name, "updatedAt") VALUES ($1, $2, 'j', now())`, [jobId, accountId]);
+  await query(
+    `INSERT INTO endpoints (id, "accountId", "jobId", name, url, method, "updatedAt")
+     VALUES ($1, $2, $3, 'e', 'http://127.0.0.1:9/', 'GET', now())`,
+    [endpointId, accountId, jobId],
+  );
+  return { accountId, endpointId };
+}
+
+/** Inserts one run per (id, startedAt) pair for the endpoint. */
+export async function insertRuns(
+  query: Query,
+  { accountId, endpointId }: { accountId: string; endpointId: string },
+  runs: { id: string; startedAt: Date }[],
+): Promise<void> {
+  await query(
+    `INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt", "durationMs")
+     SELECT id, $3, $4, 'baseline-interval', 'success', at, at, at, 5
+       FROM unnest($1::uuid[], $2::timestamptz[]) AS t(id, at)`,
+    [runs.map(({ id }) => id), runs.map(({ startedAt }) => startedAt), accountId, endpointId],
+  );
+}
