@@ -13,7 +13,8 @@
 import { decryptSecret } from '@kairos/core';
 import { isItemFailure } from '@kairos/runtime';
 import { loadExecutionTarget, recordTestRun, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
-import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
+import { currentTraceparent, type DueRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
+import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { RunQuota } from './run-quota.js';
@@ -59,6 +60,7 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
     scheduleVersion: payload.scheduleVersion,
     aiSchedulingEnabled: target.aiSchedulingEnabled,
     isReplay: admission.kind === 'replay',
+    traceparent: currentTraceparent(),
   });
   return { kind: 'recorded', ...recorded };
 }
@@ -125,16 +127,18 @@ async function callEndpoint(
       finalUrl: null,
     };
   }
-  return deps.http.execute(
-    {
-      url: target.url,
-      method: target.method as HttpMethod,
-      headers: target.headers ?? {},
-      body: target.body as string | Record<string, unknown> | null,
-      timeoutMs: target.timeoutMs,
-      maxResponseSizeKb: target.maxResponseSizeKb,
-    },
-    { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey, previousSigningKey },
+  return traceOutboundCall({ method: target.method, url: target.url, runId, endpointId: target.id }, () =>
+    deps.http.execute(
+      {
+        url: target.url,
+        method: target.method as HttpMethod,
+        headers: target.headers ?? {},
+        body: target.body as string | Record<string, unknown> | null,
+        timeoutMs: target.timeoutMs,
+        maxResponseSizeKb: target.maxResponseSizeKb,
+      },
+      { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey, previousSigningKey },
+    ),
   );
 }
 

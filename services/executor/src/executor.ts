@@ -8,8 +8,11 @@
 import type { Database } from '@kairos/db';
 import {
   QUEUES,
+  currentTraceparent,
   dueRunPayload,
+  processJobSpan,
   testRunPayload,
+  traceContextOf,
   type DueRunPayload,
   type RunCompletedPayload,
   type ScheduleChangePayload,
@@ -127,6 +130,7 @@ export class Executor {
         await this.scheduleChanges.add('change', {
           endpointIds: [payload.endpointId],
           reason: `skipped-${result.reason}`,
+          ...traceContextOf(currentTraceparent()),
         });
       }
     }
@@ -159,20 +163,25 @@ export class Executor {
       new Worker<DueRunPayload, unknown>(
         QUEUES.due,
         (job: Job<DueRunPayload>, token?: string) =>
-          this.track(job, token, async () => {
-            const result = await this.processDue(dueRunPayload.parse(job.data), job.attemptsMade + 1);
-            return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
-          }),
+          this.track(job, token, () =>
+            processJobSpan(QUEUES.due, job, async (span) => {
+              const result = await this.processDue(dueRunPayload.parse(job.data), job.attemptsMade + 1);
+              span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
+              return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
+            }),
+          ),
         { connection: this.connect(), prefix, concurrency, ...DELIVERY_LOCK },
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
         (job: Job<TestRunPayload>, token?: string) =>
-          this.track(job, token, async () => {
-            const result = await executeTestRun(this.deps, testRunPayload.parse(job.data));
-            metrics.runOutcomes.inc({ source: 'test', status: result.status });
-            return result;
-          }),
+          this.track(job, token, () =>
+            processJobSpan(QUEUES.testRuns, job, async () => {
+              const result = await executeTestRun(this.deps, testRunPayload.parse(job.data));
+              metrics.runOutcomes.inc({ source: 'test', status: result.status });
+              return result;
+            }),
+          ),
         { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)), ...DELIVERY_LOCK },
       ),
     );

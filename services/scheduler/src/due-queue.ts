@@ -1,7 +1,7 @@
 /**
  * The `due` queue as the scheduler sees it: one delayed job per endpoint, id `<endpointId>.<version>`.
  */
-import { QUEUES, dueJobId, type DueRunPayload } from '@kairos/queue';
+import { QUEUES, dueJobId, traceContextOf, type DueRunPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -12,6 +12,8 @@ export interface PendingExecution {
   runId: string;
   scheduledAt: Date;
   source: string;
+  /** The recompute's trace context (tracing on only): the execution's span is its child. */
+  traceparent?: string | undefined;
 }
 
 export class DueQueue {
@@ -88,4 +90,5 @@ const payloadOf = (pending: PendingExecution): DueRunPayload => ({
   runId: pending.runId,
   scheduledAt: pending.scheduledAt.toISOString(),
   source: pending.source,
+  ...traceContextOf(pending.traceparent),
 });

@@ -16,8 +16,11 @@ import type { Database } from '@kairos/db';
 import { recomputeEndpoints } from '@kairos/db';
 import {
   QUEUES,
+  processJobSpan,
   runCompletedPayload,
   scheduleChangePayload,
+  currentTraceparent,
+  traceContextOf,
   type RunCompletedPayload,
   type ScheduleChangePayload,
 } from '@kairos/queue';
@@ -56,6 +59,8 @@ export interface SchedulerOptions {
 export interface RecomputeRequest {
   endpointId: string;
   ranVersion?: number;
+  /** The trace context the due job carries on (the change's or run's recompute span), when tracing is on. */
+  traceparent?: string;
 }
 
 export interface RecomputeResult {
@@ -89,8 +94,11 @@ export class Scheduler {
         maxBatch: options.batchSize ?? 200,
         maxParallel: options.parallelBatches ?? 2,
         keyOf: (request) => request.endpointId,
-        merge: (waiting, incoming) =>
-          waiting.ranVersion === incoming.ranVersion ? waiting : { endpointId: waiting.endpointId },
+        merge: (waiting, incoming) => ({
+          endpointId: waiting.endpointId,
+          ...(waiting.ranVersion === incoming.ranVersion ? { ranVersion: waiting.ranVersion } : {}),
+          ...traceContextOf(incoming.traceparent ?? waiting.traceparent),
+        }),
         isItemFailure,
       },
     );
@@ -134,6 +142,7 @@ export class Scheduler {
     if (requests.length === 0) return [];
     const now = this.now();
     const ranVersions = new Map(requests.map((request) => [request.endpointId, request.ranVersion]));
+    const traceparents = new Map(requests.map((request) => [request.endpointId, request.traceparent]));
     return recomputeEndpoints(
       this.options.db,
       requests.map((request) => request.endpointId),
@@ -159,6 +168,7 @@ export class Scheduler {
                     runId: decision.nextRunId,
                     scheduledAt: decision.nextRunAt,
                     source: decision.nextRunSource,
+                    traceparent: traceparents.get(row.id),
                   },
                 ]
               : [],
@@ -182,10 +192,12 @@ export class Scheduler {
     this.workers.push(
       new Worker<ScheduleChangePayload>(
         QUEUES.scheduleChanges,
-        async (job: Job<ScheduleChangePayload>) => {
-          const { endpointIds } = scheduleChangePayload.parse(job.data);
-          await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId })));
-        },
+        (job: Job<ScheduleChangePayload>) =>
+          processJobSpan(QUEUES.scheduleChanges, job, async () => {
+            const { endpointIds } = scheduleChangePayload.parse(job.data);
+            const traceContext = traceContextOf(currentTraceparent());
+            await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId, ...traceContext })));
+          }),
         {
           connection: this.connect(),
           prefix,
@@ -196,12 +208,21 @@ export class Scheduler {
       ),
       new Worker<RunCompletedPayload>(
         QUEUES.runCompleted,
-        async (job: Job<RunCompletedPayload>) => {
-          const { endpointId, scheduleVersion } = runCompletedPayload.parse(job.data);
-          await this.batcher.submit(
-            scheduleVersion === undefined ? { endpointId } : { endpointId, ranVersion: scheduleVersion },
-          );
-        },
+        // A new trace per planned run, linked to the run that ended (trace-context.ts: no endless trace).
+        (job: Job<RunCompletedPayload>) =>
+          processJobSpan(
+            QUEUES.runCompleted,
+            job,
+            async () => {
+              const { endpointId, scheduleVersion } = runCompletedPayload.parse(job.data);
+              await this.batcher.submit({
+                endpointId,
+                ...(scheduleVersion === undefined ? {} : { ranVersion: scheduleVersion }),
+                ...traceContextOf(currentTraceparent()),
+              });
+            },
+            { link: true },
+          ),
         {
           connection: this.connect(),
           prefix,
