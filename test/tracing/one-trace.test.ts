@@ -200,8 +200,12 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
     // Library spans in the trace: express (api), PostgreSQL and Redis (api and scheduler, executor).
     expect(inTrace((span) => span.scope.includes('instrumentation-express')).length).toBeGreaterThan(0);
     for (const service of ['kairos-api', 'kairos-scheduler', 'kairos-executor']) {
-      expect(inTrace((span) => span.service === service && span.scope.includes('instrumentation-pg')).length).toBeGreaterThan(0);
-      expect(inTrace((span) => span.service === service && span.scope.includes('instrumentation-ioredis')).length).toBeGreaterThan(0);
+      expect(
+        inTrace((span) => span.service === service && span.scope.includes('instrumentation-pg')).length,
+      ).toBeGreaterThan(0);
+      expect(
+        inTrace((span) => span.service === service && span.scope.includes('instrumentation-ioredis')).length,
+      ).toBeGreaterThan(0);
     }
 
     // The next execution is planned by the recompute after this run: a new trace, linked to the run.
