@@ -75,16 +75,19 @@ export function processJobSpan<T>(
       },
     },
     options.link ? ROOT_CONTEXT : remote,
-    async (span) => {
-      try {
-        return await work(span);
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+    (span) => endingSpan(span, () => work(span)),
   );
+}
+
+/** Runs `work`, then ends `span`, marked as an error with the exception when `work` threw. */
+export async function endingSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    span.end();
+  }
 }

@@ -10,6 +10,7 @@
  */
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
+import { endingSpan } from '@kairos/queue';
 import type { HttpOutcome } from './http/index.js';
 
 const tracer = trace.getTracer('kairos');
@@ -18,12 +19,8 @@ export function traceOutboundCall(
   request: { method: string; url: string; runId: string; endpointId: string },
   call: () => Promise<HttpOutcome>,
 ): Promise<HttpOutcome> {
-  let target: URL | null = null;
-  try {
-    target = new URL(request.url);
-  } catch {
-    // An unusable URL is the call's own failure (invalid_request); the span just has no address.
-  }
+  // An unusable URL is the call's own failure (invalid_request); the span just has no address.
+  const target = URL.canParse(request.url) ? new URL(request.url) : null;
   return tracer.startActiveSpan(
     request.method,
     {
@@ -41,8 +38,8 @@ export function traceOutboundCall(
           : {}),
       },
     },
-    async (span) => {
-      try {
+    (span) =>
+      endingSpan(span, async () => {
         const outcome = await context.with(suppressTracing(context.active()), call);
         if (outcome.statusCode !== null) span.setAttribute('http.response.status_code', outcome.statusCode);
         if (outcome.status === 'failed') {
@@ -50,13 +47,6 @@ export function traceOutboundCall(
           span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.errorMessage ?? undefined });
         }
         return outcome;
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
-        throw error;
-      } finally {
-        span.end();
-      }
-    },
+      }),
   );
 }
