@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createAccount, createDatabase } from '@kairos/db';
+import { createRedisConnection } from '@kairos/queue';
 import { createTestDatabase, type TestDatabase } from '../db.js';
 import { REDIS_URL } from '../env.mjs';
 import { answers200, exitOf, freePort, killAll, waitFor } from '../fault/processes.js';
@@ -31,6 +32,7 @@ let database: TestDatabase;
 let receiver: OtlpReceiver;
 let target: TestServer;
 const children: ChildProcess[] = [];
+const prefixes: string[] = [];
 let output = '';
 
 beforeAll(async () => {
@@ -41,6 +43,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   killAll(children.flatMap((child) => (child.pid ? [child.pid] : [])));
+  // The queues the services left under their own prefixes (never anything else in the shared Redis).
+  const redis = createRedisConnection(REDIS_URL);
+  for (const prefix of prefixes) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+  }
+  redis.disconnect();
   await target?.close();
   await receiver?.close();
   await database?.drop();
@@ -49,12 +58,14 @@ afterAll(async () => {
 /** The four services as separate processes; resolves once each answers /readyz. */
 async function startServices(otel: Record<string, string>): Promise<{ apiPort: number; stop(): Promise<void> }> {
   const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (name) => [name, await freePort()])));
+  const prefix = `{kairos-trace-${randomBytes(4).toString('hex')}}`;
+  prefixes.push(prefix);
   const env = {
     ...process.env,
     NODE_OPTIONS: '',
     DATABASE_URL: database.url,
     REDIS_URL,
-    KAIROS_QUEUE_PREFIX: `{kairos-trace-${randomBytes(4).toString('hex')}}`,
+    KAIROS_QUEUE_PREFIX: prefix,
     KAIROS_MASTER_KEY: MASTER_KEY_HEX,
     KAIROS_ALLOW_PRIVATE_TARGETS: 'true',
     KAIROS_WEB_DIR: '',
