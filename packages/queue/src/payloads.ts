@@ -1,9 +1,12 @@
 import { z } from 'zod';
+import { traceparentField } from './trace-context.js';
 
 /** api → scheduler: recompute these endpoints' schedules now. */
 export const scheduleChangePayload = z.object({
   endpointIds: z.array(z.string()).min(1),
   reason: z.string(),
+  /** The change's trace context, only when tracing is on (trace-context.ts). */
+  traceparent: traceparentField,
 });
 export type ScheduleChangePayload = z.infer<typeof scheduleChangePayload>;
 
@@ -20,6 +23,8 @@ export const plannedRunPayload = z.object({
   runId: z.string(),
   scheduledAt: z.string(),
   source: z.string(),
+  /** The recompute's trace context, only when tracing is on (one string: trace-context.ts). */
+  traceparent: traceparentField,
 });
 export type PlannedRunPayload = z.infer<typeof plannedRunPayload>;
 
@@ -35,6 +40,8 @@ export const runCompletedPayload = z.object({
   source: z.string(),
   /** The scheduleVersion of the planned run that ran (lets the scheduler skip removing its due job). */
   scheduleVersion: z.number().int().optional(),
+  /** The execution's trace context, only when tracing is on (trace-context.ts). */
+  traceparent: traceparentField,
 });
 export type RunCompletedPayload = z.infer<typeof runCompletedPayload>;
 
@@ -43,6 +50,7 @@ export const testRunPayload = z.object({
   runId: z.string(),
   endpointId: z.string(),
   accountId: z.string(),
+  traceparent: traceparentField,
 });
 export type TestRunPayload = z.infer<typeof testRunPayload>;
 

@@ -9,6 +9,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUES } from './names.js';
 import type { ScheduleChangePayload } from './payloads.js';
+import { currentTraceparent, traceContextOf } from './trace-context.js';
 
 export interface ScheduleNotifier {
   notify(endpointIds: string[], reason: string): Promise<void>;
@@ -34,7 +35,7 @@ export function createScheduleChangeNotifier(options: ScheduleChangeNotifierOpti
       if (endpointIds.length === 0) return;
       await options.markDirty(endpointIds, new Date());
       try {
-        await queue.add('change', { endpointIds, reason });
+        await queue.add('change', { endpointIds, reason, ...traceContextOf(currentTraceparent()) });
       } catch (error) {
         options.onError(error as Error);
       }

@@ -6,3 +6,4 @@ export * from './metrics.js';
 export * from './worker-service.js';
 export * from './group-commit.js';
 export * from './item-failure.js';
+export * from './tracing.js';

@@ -7,6 +7,7 @@
 import { startServiceHealth } from './health-server.js';
 import type { Logger } from './logger.js';
 import type { QueueCountSource } from './metrics.js';
+import { stopTracing } from './tracing.js';
 
 /** Loads a service's configuration, or prints what is wrong and exits 78 (EX_CONFIG). */
 export function loadConfigOrExit<T>(load: () => T): T {
@@ -56,9 +57,13 @@ export async function runWorkerService(options: WorkerServiceOptions): Promise<v
     logger.info('shutting down', { signal });
     health.markShuttingDown();
     const outcome = await options.stop(signal);
-    if (outcome?.exitNow) process.exit(0);
+    if (outcome?.exitNow) {
+      await stopTracing();
+      process.exit(0);
+    }
     await options.cleanup();
     await health.close();
+    await stopTracing();
   };
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -1,4 +1,4 @@
-import { baseConfigShape, booleanFlag, loadConfig } from '@kairos/runtime';
+import { baseConfigShape, booleanFlag, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { parseMasterKey } from '@kairos/core';
 import { z } from 'zod';
 
@@ -73,3 +73,7 @@ const cliSchema = z.object({
 export type CliConfig = z.infer<typeof cliSchema>;
 
 export const loadCliConfig = (env: NodeJS.ProcessEnv = process.env): CliConfig => loadConfig(cliSchema, env);
+
+/** The OTEL_* settings main.ts needs before the service loads (packages/runtime/src/tracing.ts). */
+export const loadTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig =>
+  loadConfig(tracingConfigSchema, env);

@@ -11,7 +11,7 @@ import { announceLocalSignIn } from './auth/local-admin.js';
 import { configuredProviders } from './auth/providers.js';
 import { loadApiConfig, type ApiConfig } from './config.js';
 import { createLogger, type Logger } from '@kairos/runtime';
-import { metrics, resolveMasterKey } from '@kairos/runtime';
+import { metrics, resolveMasterKey, stopTracing } from '@kairos/runtime';
 import { createScheduleNotifier } from './schedule-notifier.js';
 import { createTestRunner } from './test-now.js';
 
@@ -109,13 +109,16 @@ export async function main(): Promise<void> {
   const api = await startApi(config, logger, masterKey);
   const shutdown = (signal: string) => {
     logger.info('shutting down', { signal });
-    api.close().then(
-      () => process.exit(0),
-      (error: Error) => {
-        logger.error('shutdown failed', { error: error.message });
-        process.exit(1);
-      },
-    );
+    api
+      .close()
+      .then(stopTracing)
+      .then(
+        () => process.exit(0),
+        (error: Error) => {
+          logger.error('shutdown failed', { error: error.message });
+          process.exit(1);
+        },
+      );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -7,7 +7,14 @@
  * serving: SERVICE_UNAVAILABLE, and a test nobody picked up is withdrawn so it never runs late.
  */
 import { AppError, newId } from '@kairos/core';
-import { QUEUES, testRunResult, type TestRunPayload, type TestRunResult } from '@kairos/queue';
+import {
+  QUEUES,
+  currentTraceparent,
+  testRunResult,
+  traceContextOf,
+  type TestRunPayload,
+  type TestRunResult,
+} from '@kairos/queue';
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -62,7 +69,7 @@ export function createTestRunner(options: TestRunnerOptions): TestRunner {
       const runId = newId();
       const job = await queue.add(
         'test',
-        { runId, endpointId: endpoint.id, accountId: endpoint.accountId },
+        { runId, endpointId: endpoint.id, accountId: endpoint.accountId, ...traceContextOf(currentTraceparent()) },
         { jobId: runId },
       );
       try {

@@ -1,4 +1,4 @@
-import { baseConfigShape, booleanFlag, loadConfig } from '@kairos/runtime';
+import { baseConfigShape, booleanFlag, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -31,3 +31,7 @@ const schema = z.object({
 
 export type ExecutorConfig = z.infer<typeof schema>;
 export const loadExecutorConfig = (env: NodeJS.ProcessEnv = process.env): ExecutorConfig => loadConfig(schema, env);
+
+/** The OTEL_* settings main.ts needs before the service loads (packages/runtime/src/tracing.ts). */
+export const loadTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig =>
+  loadConfig(tracingConfigSchema, env);

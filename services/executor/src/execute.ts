@@ -13,7 +13,8 @@
  */
 import { decryptSecret } from '@kairos/core';
 import { loadExecutionTarget, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
-import type { PlannedRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
+import { currentTraceparent, type PlannedRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
+import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -65,6 +66,7 @@ export async function executePlannedRun(
     scheduleVersion: payload.scheduleVersion,
     aiSchedulingEnabled: target.aiSchedulingEnabled,
     isReplay: admission.kind === 'replay',
+    traceparent: currentTraceparent(),
   });
   return { kind: 'recorded', ...recorded };
 }
@@ -122,16 +124,18 @@ async function callEndpoint(
       finalUrl: null,
     };
   }
-  return deps.http.execute(
-    {
-      url: target.url,
-      method: target.method as HttpMethod,
-      headers: target.headers ?? {},
-      body: target.body as string | Record<string, unknown> | null,
-      timeoutMs: target.timeoutMs,
-      maxResponseSizeKb: target.maxResponseSizeKb,
-    },
-    { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey, previousSigningKey },
+  return traceOutboundCall({ method: target.method, url: target.url, runId, endpointId: target.id }, () =>
+    deps.http.execute(
+      {
+        url: target.url,
+        method: target.method as HttpMethod,
+        headers: target.headers ?? {},
+        body: target.body as string | Record<string, unknown> | null,
+        timeoutMs: target.timeoutMs,
+        maxResponseSizeKb: target.maxResponseSizeKb,
+      },
+      { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey, previousSigningKey },
+    ),
   );
 }
 

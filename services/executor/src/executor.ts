@@ -13,8 +13,11 @@ import { markScheduleDirty, type Database } from '@kairos/db';
 import {
   QUEUES,
   createScheduleChangeNotifier,
+  currentTraceparent,
   plannedRunPayload,
+  processJobSpan,
   testRunPayload,
+  traceContextOf,
   type PlannedRunPayload,
   type RunCompletedPayload,
   type ScheduleNotifier,
@@ -170,20 +173,25 @@ export class Executor {
       new Worker<PlannedRunPayload, unknown>(
         QUEUES.due,
         (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
-          this.track(bullJob, token, async () => {
-            const result = await this.processDue(plannedRunPayload.parse(bullJob.data), bullJob.attemptsMade + 1);
-            return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
-          }),
+          this.track(bullJob, token, () =>
+            processJobSpan(QUEUES.due, bullJob, async (span) => {
+              const result = await this.processDue(plannedRunPayload.parse(bullJob.data), bullJob.attemptsMade + 1);
+              span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
+              return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
+            }),
+          ),
         { connection: this.connect(), prefix, concurrency, ...DELIVERY_LOCK },
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
         (bullJob: BullJob<TestRunPayload>, token?: string) =>
-          this.track(bullJob, token, async () => {
-            const result = await executeTestRun(this.deps, testRunPayload.parse(bullJob.data));
-            metrics.runOutcomes.inc({ source: 'test', status: result.status });
-            return result;
-          }),
+          this.track(bullJob, token, () =>
+            processJobSpan(QUEUES.testRuns, bullJob, async () => {
+              const result = await executeTestRun(this.deps, testRunPayload.parse(bullJob.data));
+              metrics.runOutcomes.inc({ source: 'test', status: result.status });
+              return result;
+            }),
+          ),
         { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)), ...DELIVERY_LOCK },
       ),
     );

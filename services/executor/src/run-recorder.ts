@@ -19,7 +19,7 @@
  */
 import { toStorableText } from '@kairos/core';
 import { recordScheduledRuns, recordTestRun, type Database, type RunOutcome } from '@kairos/db';
-import type { RunCompletedPayload } from '@kairos/queue';
+import { traceContextOf, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -34,6 +34,8 @@ export interface FinishedExecution {
   aiSchedulingEnabled: boolean;
   /** The outcome came from the stash (a replayed delivery): delete it once recorded. */
   isReplay?: boolean;
+  /** The execution's trace context (tracing on only), carried on by run-completed and planner-runs. */
+  traceparent?: string | undefined;
 }
 
 export interface RunRecorderDeps {
@@ -125,7 +127,7 @@ export class RunRecorder {
       if (recorded.has(run.id)) runQuota.countIn(pipeline, run.accountId, run.startedAt);
       if (isReplay) stash.deleteIn(pipeline, run.id);
     }
-    const events = items.map(({ run, scheduleVersion }) => ({
+    const events = items.map(({ run, scheduleVersion, traceparent }) => ({
       name: 'completed',
       data: {
         runId: run.id,
@@ -134,6 +136,7 @@ export class RunRecorder {
         status: run.status,
         source: run.source,
         scheduleVersion,
+        ...traceContextOf(traceparent),
       } satisfies RunCompletedPayload,
     }));
     // The planner hears only of accounts with AI scheduling on (it re-checks the setting itself).

@@ -1,4 +1,4 @@
-import { baseConfigShape, loadConfig } from '@kairos/runtime';
+import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
 
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
@@ -25,3 +25,7 @@ const schema = z.object({
 
 export type PlannerConfig = z.infer<typeof schema>;
 export const loadPlannerConfig = (env: NodeJS.ProcessEnv = process.env): PlannerConfig => loadConfig(schema, env);
+
+/** The OTEL_* settings main.ts needs before the service loads (packages/runtime/src/tracing.ts). */
+export const loadTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig =>
+  loadConfig(tracingConfigSchema, env);

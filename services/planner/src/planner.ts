@@ -47,6 +47,7 @@ import {
 import {
   QUEUES,
   createScheduleChangeNotifier,
+  processJobSpan,
   runCompletedPayload,
   type RunCompletedPayload,
   type ScheduleNotifier,
@@ -142,7 +143,9 @@ export class Planner {
     }
     this.worker = new Worker<RunCompletedPayload>(
       QUEUES.runCompletedForPlanner,
-      async (job: Job<RunCompletedPayload>) => this.handleRun(runCompletedPayload.parse(job.data)),
+      // The analysis is a child of the execution's span: one trace from the change to the analysis.
+      (job: Job<RunCompletedPayload>) =>
+        processJobSpan(QUEUES.runCompletedForPlanner, job, () => this.handleRun(runCompletedPayload.parse(job.data))),
       {
         connection: this.connect(),
         prefix,

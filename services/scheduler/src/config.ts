@@ -1,4 +1,4 @@
-import { baseConfigShape, loadConfig } from '@kairos/runtime';
+import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
 
 const schema = z.object({
@@ -16,3 +16,7 @@ const schema = z.object({
 
 export type SchedulerConfig = z.infer<typeof schema>;
 export const loadSchedulerConfig = (env: NodeJS.ProcessEnv = process.env): SchedulerConfig => loadConfig(schema, env);
+
+/** The OTEL_* settings main.ts needs before the service loads (packages/runtime/src/tracing.ts). */
+export const loadTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig =>
+  loadConfig(tracingConfigSchema, env);

@@ -3,9 +3,12 @@
  * carrying its planned run, id `<endpointId>.<version>`.
  */
 import type { PlannedRun } from '@kairos/db';
-import { QUEUES, dueJobId, type PlannedRunPayload } from '@kairos/queue';
+import { QUEUES, dueJobId, traceContextOf, type PlannedRunPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+
+/** A planned run as queued: with the recompute's trace context when tracing is on (its execution's span is a child). */
+export type QueuedPlannedRun = PlannedRun & { traceparent?: string | undefined };
 
 export class DueQueue {
   readonly queue: Queue<PlannedRunPayload>;
@@ -35,11 +38,11 @@ export class DueQueue {
     await this.queue.remove(dueJobId(endpointId, scheduleVersion)).catch(() => undefined);
   }
 
-  async add(planned: PlannedRun, now: Date): Promise<void> {
+  async add(planned: QueuedPlannedRun, now: Date): Promise<void> {
     await this.queue.add('run', payloadOf(planned), dueJobOptions(planned, now));
   }
 
-  async addMany(planned: PlannedRun[], now: Date): Promise<void> {
+  async addMany(planned: QueuedPlannedRun[], now: Date): Promise<void> {
     if (planned.length === 0) return;
     await this.queue.addBulk(
       planned.map((run) => ({
@@ -68,17 +71,18 @@ export class DueQueue {
  * job object is built — after the recompute's transaction, so every run would start that much late
  * (≈20 ms under load, bench/results.md). Both are given from the same `now`: due exactly at scheduledAt.
  */
-const dueJobOptions = (planned: PlannedRun, now: Date) => ({
+const dueJobOptions = (planned: QueuedPlannedRun, now: Date) => ({
   jobId: dueJobId(planned.endpointId, planned.scheduleVersion),
   timestamp: now.getTime(),
   delay: Math.max(0, planned.scheduledAt.getTime() - now.getTime()),
 });
 
-const payloadOf = (planned: PlannedRun): PlannedRunPayload => ({
+const payloadOf = (planned: QueuedPlannedRun): PlannedRunPayload => ({
   endpointId: planned.endpointId,
   accountId: planned.accountId,
   scheduleVersion: planned.scheduleVersion,
   runId: planned.runId,
   scheduledAt: planned.scheduledAt.toISOString(),
   source: planned.source,
+  ...traceContextOf(planned.traceparent),
 });

@@ -16,8 +16,11 @@ import type { Database } from '@kairos/db';
 import { recomputeEndpoints } from '@kairos/db';
 import {
   QUEUES,
+  processJobSpan,
   runCompletedPayload,
   scheduleChangePayload,
+  currentTraceparent,
+  traceContextOf,
   type RunCompletedPayload,
   type ScheduleChangePayload,
 } from '@kairos/queue';
@@ -57,6 +60,8 @@ export interface SchedulerOptions {
 export interface RecomputeRequest {
   endpointId: string;
   scheduleVersion?: number;
+  /** The trace context the due job carries on (the change's or run's recompute span), when tracing is on. */
+  traceparent?: string;
 }
 
 export interface RecomputeResult {
@@ -90,8 +95,11 @@ export class Scheduler {
         maxBatch: options.batchSize ?? 200,
         maxParallel: options.parallelBatches ?? 2,
         keyOf: (request) => request.endpointId,
-        merge: (waiting, incoming) =>
-          waiting.scheduleVersion === incoming.scheduleVersion ? waiting : { endpointId: waiting.endpointId },
+        merge: (waiting, incoming) => ({
+          endpointId: waiting.endpointId,
+          ...(waiting.scheduleVersion === incoming.scheduleVersion ? { scheduleVersion: waiting.scheduleVersion } : {}),
+          ...traceContextOf(incoming.traceparent ?? waiting.traceparent),
+        }),
         isItemFailure,
       },
     );
@@ -135,6 +143,7 @@ export class Scheduler {
     if (requests.length === 0) return [];
     const now = this.now();
     const versionsThatRan = new Map(requests.map((request) => [request.endpointId, request.scheduleVersion]));
+    const traceparents = new Map(requests.map((request) => [request.endpointId, request.traceparent]));
     return recomputeEndpoints(
       this.options.db,
       requests.map((request) => request.endpointId),
@@ -150,7 +159,9 @@ export class Scheduler {
         const superseded = recomputed.filter(({ row }) => versionsThatRan.get(row.id) !== row.scheduleVersion);
         await Promise.all(superseded.map(({ row }) => this.dueQueue.removeVersion(row.id, row.scheduleVersion)));
         await this.dueQueue.addMany(
-          recomputed.flatMap(({ planned }) => (planned ? [planned] : [])),
+          recomputed.flatMap(({ planned }) =>
+            planned ? [{ ...planned, traceparent: traceparents.get(planned.endpointId) }] : [],
+          ),
           now,
         );
         this.options.logger.debug('recomputed', { endpoints: recomputed.length, removed: superseded.length });
@@ -170,10 +181,12 @@ export class Scheduler {
     this.workers.push(
       new Worker<ScheduleChangePayload>(
         QUEUES.scheduleChanges,
-        async (bullJob: BullJob<ScheduleChangePayload>) => {
-          const { endpointIds } = scheduleChangePayload.parse(bullJob.data);
-          await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId })));
-        },
+        (bullJob: BullJob<ScheduleChangePayload>) =>
+          processJobSpan(QUEUES.scheduleChanges, bullJob, async () => {
+            const { endpointIds } = scheduleChangePayload.parse(bullJob.data);
+            const traceContext = traceContextOf(currentTraceparent());
+            await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId, ...traceContext })));
+          }),
         {
           connection: this.connect(),
           prefix,
@@ -184,10 +197,21 @@ export class Scheduler {
       ),
       new Worker<RunCompletedPayload>(
         QUEUES.runCompleted,
-        async (bullJob: BullJob<RunCompletedPayload>) => {
-          const { endpointId, scheduleVersion } = runCompletedPayload.parse(bullJob.data);
-          await this.batcher.submit(scheduleVersion === undefined ? { endpointId } : { endpointId, scheduleVersion });
-        },
+        // A new trace per planned run, linked to the run that ended (trace-context.ts: no endless trace).
+        (bullJob: BullJob<RunCompletedPayload>) =>
+          processJobSpan(
+            QUEUES.runCompleted,
+            bullJob,
+            async () => {
+              const { endpointId, scheduleVersion } = runCompletedPayload.parse(bullJob.data);
+              await this.batcher.submit({
+                endpointId,
+                ...(scheduleVersion === undefined ? {} : { scheduleVersion }),
+                ...traceContextOf(currentTraceparent()),
+              });
+            },
+            { link: true },
+          ),
         {
           connection: this.connect(),
           prefix,

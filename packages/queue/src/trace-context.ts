@@ -1,0 +1,93 @@
+/**
+ * One trace per execution across the queues (README "Tracing"): a job carries the W3C
+ * `traceparent` of the span that produced it, and its consumer opens a span from it.
+ *
+ * Kept small on purpose: one optional string of 55 characters, set only when tracing is on (with the
+ * API's no-op propagator `currentTraceparent()` is undefined and the field is left out), because the
+ * due job is the hot path's payload (one per endpoint, every run). No tracestate, no baggage.
+ *
+ * Propagated by hand rather than with the bullmq-otel add-on: the scheduler recomputes many
+ * endpoints in one batch (a GroupCommit), so the context of the due job must be the context of the
+ * change that asked for that endpoint, not of whichever job happened to start the batch.
+ *
+ * Parent or link: a schedule change (API request, planner hint) is the parent of its recompute, the
+ * recompute of the due job's execution, the execution of its planner analysis: one trace from the
+ * request to the analysis, even hours apart. A recompute after a run (`run-completed`) starts a new
+ * trace linked to the run instead, or every endpoint would be one endless trace: so each execution
+ * is found under the trace of the change or of the previous run's recompute that planned it.
+ */
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { z } from 'zod';
+
+const tracer = trace.getTracer('kairos');
+
+/** A job's trace context: a W3C traceparent (version 00 is 55 characters; later versions may be longer). */
+export const traceparentField = z.string().max(256).optional();
+
+/** The active span's traceparent, or undefined when tracing is off or no span is active. */
+export function currentTraceparent(): string | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent;
+}
+
+/** `{ traceparent }` when there is one, else `{}`: spread into a payload so it stays absent when off. */
+export const traceContextOf = (traceparent: string | undefined): { traceparent?: string } =>
+  traceparent ? { traceparent } : {};
+
+function contextFrom(traceparent: string | undefined): Context {
+  return traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
+}
+
+/**
+ * Runs a job's work in a consumer span named `process <queue>`: a child of the job's traceparent,
+ * or (`link`) the root of a new trace linked to it.
+ */
+export function processJobSpan<T>(
+  queue: string,
+  job: { id?: string; data: { traceparent?: string } },
+  work: (span: Span) => Promise<T>,
+  options: { link?: boolean; attributes?: Record<string, string | number> } = {},
+): Promise<T> {
+  const remote = contextFrom(job.data.traceparent);
+  const linked = options.link ? trace.getSpanContext(remote) : undefined;
+  return tracer.startActiveSpan(
+    `process ${queue}`,
+    {
+      kind: SpanKind.CONSUMER,
+      root: options.link === true,
+      links: linked ? [{ context: linked }] : [],
+      attributes: {
+        'messaging.system': 'bullmq',
+        'messaging.destination.name': queue,
+        'messaging.operation.type': 'process',
+        ...(job.id ? { 'messaging.message.id': job.id } : {}),
+        ...options.attributes,
+      },
+    },
+    options.link ? ROOT_CONTEXT : remote,
+    (span) => endingSpan(span, () => work(span)),
+  );
+}
+
+/** Runs `work`, then ends `span`, marked as an error with the exception when `work` threw. */
+export async function endingSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    span.recordException(error as Error);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+    throw error;
+  } finally {
+    span.end();
+  }
+}

@@ -1,0 +1,65 @@
+import { createDatabase } from '@kairos/db';
+import { QUEUES, createProbeConnection, createRedisConnection } from '@kairos/queue';
+import { createLogger, loadConfigOrExit, resolveMasterKey, runWorkerService } from '@kairos/runtime';
+import { Queue } from 'bullmq';
+import { loadExecutorConfig } from './config.js';
+import { Executor } from './executor.js';
+
+const config = loadConfigOrExit(() => loadExecutorConfig());
+const logger = createLogger('executor', config.LOG_LEVEL);
+const masterKey = loadConfigOrExit(() =>
+  resolveMasterKey({
+    value: config.KAIROS_MASTER_KEY,
+    nodeEnv: config.NODE_ENV,
+    warn: (message) => logger.warn(message),
+  }),
+);
+const db = createDatabase({
+  url: config.DATABASE_URL,
+  poolMax: config.DATABASE_POOL_MAX ?? Math.min(Math.ceil(config.EXECUTOR_CONCURRENCY / 8) + 5, 30),
+});
+const executor = new Executor({
+  db,
+  connect: () => createRedisConnection(config.REDIS_URL),
+  prefix: config.KAIROS_QUEUE_PREFIX,
+  logger,
+  concurrency: config.EXECUTOR_CONCURRENCY,
+  egress: { allowPrivateTargets: config.KAIROS_ALLOW_PRIVATE_TARGETS, allowCidrs: config.KAIROS_ALLOWED_TARGET_CIDRS },
+  masterKey,
+});
+
+const probeRedis = createProbeConnection(config.REDIS_URL);
+const observedQueues = [QUEUES.due, QUEUES.testRuns].map(
+  (name) => new Queue(name, { connection: probeRedis, prefix: config.KAIROS_QUEUE_PREFIX }),
+);
+
+await runWorkerService({
+  service: 'executor',
+  logger,
+  healthPort: config.EXECUTOR_HEALTH_PORT,
+  metricsToken: config.KAIROS_METRICS_TOKEN,
+  checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => probeRedis.ping() },
+  queues: observedQueues,
+  start: () => executor.start(),
+  /**
+   * A rolling restart: the workers take no new job and in-flight executions finish within
+   * EXECUTOR_SHUTDOWN_TIMEOUT_MS; past it they are handed back to the queue under their run ids
+   * (another executor retries them) and the process exits without waiting.
+   */
+  stop: async () => {
+    const startedAtMs = Date.now();
+    logger.info('shutting down: finishing in-flight executions', {
+      inFlight: executor.inFlightCount,
+      timeoutMs: config.EXECUTOR_SHUTDOWN_TIMEOUT_MS,
+    });
+    const { released } = await executor.close({ timeoutMs: config.EXECUTOR_SHUTDOWN_TIMEOUT_MS });
+    logger.info('executor stopped', { released, durationMs: Date.now() - startedAtMs });
+    return { exitNow: released > 0 };
+  },
+  cleanup: async () => {
+    await Promise.all(observedQueues.map((queue) => queue.close()));
+    probeRedis.disconnect();
+    await db.close();
+  },
+  startedDetails: { concurrency: config.EXECUTOR_CONCURRENCY },
+});

@@ -1,0 +1,53 @@
+import { createDatabase } from '@kairos/db';
+import { createProbeConnection, createRedisConnection } from '@kairos/queue';
+import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
+import { loadPlannerConfig } from './config.js';
+import { Planner } from './planner.js';
+
+const config = loadConfigOrExit(() => loadPlannerConfig());
+const logger = createLogger('planner', config.LOG_LEVEL);
+const db = createDatabase({
+  url: config.DATABASE_URL,
+  poolMax: config.DATABASE_POOL_MAX ?? Math.min(config.PLANNER_CONCURRENCY * 2 + 3, 40),
+});
+const planner = new Planner({
+  db,
+  connect: () => createRedisConnection(config.REDIS_URL),
+  prefix: config.KAIROS_QUEUE_PREFIX,
+  logger,
+  model: config.ANTHROPIC_API_KEY
+    ? {
+        apiKey: config.ANTHROPIC_API_KEY,
+        baseURL: config.ANTHROPIC_BASE_URL,
+        model: config.PLANNER_MODEL,
+        maxRetries: config.PLANNER_MODEL_MAX_RETRIES,
+      }
+    : null,
+  concurrency: config.PLANNER_CONCURRENCY,
+  minAnalysisIntervalMs: config.PLANNER_MIN_ANALYSIS_INTERVAL_MS,
+  timeoutMs: config.PLANNER_TIMEOUT_MS,
+  maxSteps: config.PLANNER_MAX_STEPS,
+});
+
+// Without an API key the planner is still ready: it drains its queue (degraded mode), which is
+// what keeps that queue from growing.
+const probeRedis = createProbeConnection(config.REDIS_URL);
+
+await runWorkerService({
+  service: 'planner',
+  logger,
+  healthPort: config.PLANNER_HEALTH_PORT,
+  metricsToken: config.KAIROS_METRICS_TOKEN,
+  checks: { postgres: () => db.pool.query('SELECT 1'), redis: () => probeRedis.ping() },
+  start: () => planner.start(),
+  stop: () => planner.close(),
+  cleanup: async () => {
+    probeRedis.disconnect();
+    await db.close();
+  },
+  startedDetails: {
+    model: planner.isEnabled ? config.PLANNER_MODEL : null,
+    concurrency: config.PLANNER_CONCURRENCY,
+    minAnalysisIntervalMs: config.PLANNER_MIN_ANALYSIS_INTERVAL_MS,
+  },
+});
