@@ -8,7 +8,8 @@
  *   prometheus      its promtool checks and unit-tests the alert rules (test/observability.test.ts)
  *   golang-go       runs the Go receiver snippet of docs/verifying-signatures.md (test/signature-vectors.test.ts)
  * With the argument `images` (first step of `pnpm test:images`, scripts/test-images.mjs) it checks
- * instead what building and running the images needs: podman and buildah (the engine), mmdebstrap
+ * instead what building and running the images needs: podman and buildah (the engine), runc (crun
+ * refuses hybrid cgroups, as on our build VMs), mmdebstrap
  * (the local base image when node:<major>-slim cannot be pulled).
  * Without root or apt-get it cannot install: it names what is missing and fails (never skips).
  */
@@ -18,7 +19,12 @@ const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdi
 
 const missing = (
   process.argv[2] === 'images'
-    ? [!has('podman') && 'podman', !has('buildah') && 'buildah', !has('mmdebstrap') && 'mmdebstrap']
+    ? [
+        !has('podman') && 'podman',
+        !has('buildah') && 'buildah',
+        !has('runc') && 'runc',
+        !has('mmdebstrap') && 'mmdebstrap',
+      ]
     : [
         !has('docker-compose') && 'docker-compose',
         !has('kustomize') && !has('kubectl') && 'kubectl',

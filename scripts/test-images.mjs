@@ -65,7 +65,18 @@ function sh(command, args, { quiet = false, timeoutMs = 600_000, input } = {}) {
   return result.stdout ?? '';
 }
 
-const podman = (args, options) => sh('podman', args, options);
+/**
+ * Engine settings this kind of machine needs (a VM with cgroups in hybrid v1/v2 mode, no
+ * CAP_SYS_RESOURCE): runc, because crun refuses hybrid cgroups ("cgroups in hybrid mode not
+ * supported"); and the limits this process already has, because podman's defaults (nofile 1048576,
+ * nproc) are above them and setrlimit is refused.
+ */
+const softLimit = (flag) => spawnSync('sh', ['-c', `ulimit -S${flag}`], { encoding: 'utf8' }).stdout.trim();
+const ulimits = [
+  ['nofile', softLimit('n')],
+  ['nproc', softLimit('u')],
+].flatMap(([name, value]) => (/^\d+$/.test(value) ? ['--ulimit', `${name}=${value}:${value}`] : []));
+const podman = (args, options) => sh('podman', ['--runtime', 'runc', ...args], options);
 const imageExists = (name) => spawnSync('podman', ['image', 'exists', name]).status === 0;
 
 /** The apt sources this machine uses, read at run time (the mirror's host is never written down). */
@@ -135,7 +146,7 @@ function buildLocalBase() {
       'CMD ["node"]',
     ].join('\n');
     writeFileSync(join(context, 'Containerfile'), `${containerfile}\n`);
-    podman(['build', '--tag', LOCAL_BASE, context], { quiet: true });
+    podman(['build', ...ulimits, '--tag', LOCAL_BASE, context], { quiet: true });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -195,6 +206,7 @@ async function main() {
     podman(
       [
         'build',
+        ...ulimits,
         '--network',
         'host',
         '--layers',
@@ -252,7 +264,7 @@ async function main() {
     target.close();
     if (keep) return log(`--keep: containers ${containers.join(' ')}, database ${database}`);
     for (const container of containers)
-      spawnSync('podman', ['rm', '--force', '--time', '0', container], { stdio: 'ignore' });
+      spawnSync('podman', ['--runtime', 'runc', 'rm', '--force', '--time', '0', container], { stdio: 'ignore' });
     spawnSync(
       'psql',
       ['-h', '127.0.0.1', '-U', 'postgres', '-q', '-c', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`],
@@ -273,16 +285,20 @@ async function main() {
   try {
     log(`migrate job → ${database}`);
     containers.push(name('migrate'));
-    podman(['run', '--name', name('migrate'), '--network', 'host', ...envArgs, 'localhost/kairos-migrate:test'], {
-      quiet: true,
-      timeoutMs: 180_000,
-    });
+    podman(
+      ['run', ...ulimits, '--name', name('migrate'), '--network', 'host', ...envArgs, 'localhost/kairos-migrate:test'],
+      {
+        quiet: true,
+        timeoutMs: 180_000,
+      },
+    );
 
     for (const service of SERVICES) {
       containers.push(name(service));
       podman(
         [
           'run',
+          ...ulimits,
           '--detach',
           '--name',
           name(service),
@@ -309,6 +325,7 @@ async function main() {
       podman(
         [
           'run',
+          ...ulimits,
           '--rm',
           '--network',
           'host',
