@@ -200,6 +200,20 @@ async function main() {
   const base = baseImage();
   log(`base image ${base}`);
 
+  // A TLS-intercepting egress proxy (this machine's NODE_EXTRA_CA_CERTS): the build sees its CA
+  // bundle through a read-only mount and two build arguments, never in an image layer.
+  const hostCa = process.env.NODE_EXTRA_CA_CERTS;
+  const caArgs =
+    hostCa && existsSync(hostCa)
+      ? [
+          '--volume',
+          `${hostCa}:/etc/ssl/kairos-build-ca.crt:ro`,
+          '--build-arg',
+          'NODE_EXTRA_CA_CERTS=/etc/ssl/kairos-build-ca.crt',
+          '--build-arg',
+          'npm_config_cafile=/etc/ssl/kairos-build-ca.crt',
+        ]
+      : [];
   let t = Date.now();
   for (const target of TARGETS) {
     log(`building target ${target}`);
@@ -207,6 +221,7 @@ async function main() {
       [
         'build',
         ...ulimits,
+        ...caArgs,
         '--network',
         'host',
         '--layers',

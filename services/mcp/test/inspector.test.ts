@@ -63,49 +63,39 @@ const stdioTarget = [process.execPath, '--conditions=source', '--import', 'tsx',
 const http = () => ['--transport', 'http', '--header', `x-api-key: ${env.account.apiKey}`];
 const httpTarget = () => [`${env.api.url}/api/mcp`];
 
-const structured = (result: JsonBody): JsonBody => {
-  expect(result.isError).toBeFalsy();
-  return result.structuredContent ?? JSON.parse(result.content[0].text);
-};
-
 describe.each([
   ['stdio', stdio, () => stdioTarget],
   ['Streamable HTTP', http, httpTarget],
 ])('MCP Inspector CLI over %s', (label, options, target) => {
+  /** `--method tools/call`: the tool's structured result (or its JSON text), which must not be an error. */
+  const callTool = async (name: string, args: Record<string, unknown>): Promise<JsonBody> => {
+    const result = await inspector(target(), [
+      ...options(),
+      '--method',
+      'tools/call',
+      '--tool-name',
+      name,
+      '--tool-args-json',
+      JSON.stringify(args),
+    ]);
+    expect(result.isError).toBeFalsy();
+    return result.structuredContent ?? JSON.parse(result.content[0].text);
+  };
+
   it('lists the tools, creates a job and adds an endpoint', async () => {
     const listed = await inspector(target(), [...options(), '--method', 'tools/list']);
     expect(listed.tools.map((tool: { name: string }) => tool.name).sort()).toEqual(EXPECTED_TOOL_NAMES);
 
-    const job = structured(
-      await inspector(target(), [
-        ...options(),
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'createJob',
-        '--tool-args-json',
-        JSON.stringify({ name: `Inspector ${label}`, description: 'made by the MCP Inspector' }),
-      ]),
-    );
+    const job = await callTool('createJob', { name: `Inspector ${label}`, description: 'made by the MCP Inspector' });
     expect(job).toMatchObject({ name: `Inspector ${label}`, status: 'active' });
 
-    const endpoint = structured(
-      await inspector(target(), [
-        ...options(),
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'addEndpoint',
-        '--tool-args-json',
-        JSON.stringify({
-          jobId: job.id,
-          name: 'Inspector target',
-          url: `${env.target.origin}/inspector`,
-          method: 'GET',
-          baselineIntervalMs: 3_600_000,
-        }),
-      ]),
-    );
+    const endpoint = await callTool('addEndpoint', {
+      jobId: job.id,
+      name: 'Inspector target',
+      url: `${env.target.origin}/inspector`,
+      method: 'GET',
+      baselineIntervalMs: 3_600_000,
+    });
     expect(endpoint).toMatchObject({ jobId: job.id, name: 'Inspector target', baselineIntervalMs: 3_600_000 });
 
     // What the tools did is in the account, read back through the API.
