@@ -7,19 +7,32 @@
  *   chromium        the browser tests (test/browser, playwright-core with /usr/bin/chromium)
  *   prometheus      its promtool checks and unit-tests the alert rules (test/observability.test.ts)
  *   golang-go       runs the Go receiver snippet of docs/verifying-signatures.md (test/signature-vectors.test.ts)
+ * With the argument `images` (first step of `pnpm test:images`, scripts/test-images.mjs) it checks
+ * instead what building and running the images needs: podman and buildah (the engine), runc (crun
+ * refuses hybrid cgroups, as on our build VMs), mmdebstrap
+ * (the local base image when node:<major>-slim cannot be pulled).
  * Without root or apt-get it cannot install: it names what is missing and fails (never skips).
  */
 import { spawnSync } from 'node:child_process';
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
-const missing = [
-  !has('docker-compose') && 'docker-compose',
-  !has('kustomize') && !has('kubectl') && 'kubectl',
-  !has('chromium') && 'chromium',
-  !has('promtool') && 'prometheus',
-  !has('go') && 'golang-go',
-].filter(Boolean);
+const missing = (
+  process.argv[2] === 'images'
+    ? [
+        !has('podman') && 'podman',
+        !has('buildah') && 'buildah',
+        !has('runc') && 'runc',
+        !has('mmdebstrap') && 'mmdebstrap',
+      ]
+    : [
+        !has('docker-compose') && 'docker-compose',
+        !has('kustomize') && !has('kubectl') && 'kubectl',
+        !has('chromium') && 'chromium',
+        !has('promtool') && 'prometheus',
+        !has('go') && 'golang-go',
+      ]
+).filter(Boolean);
 
 if (missing.length === 0) process.exit(0);
 

@@ -82,7 +82,10 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
         'The same operations are MCP tools at `POST /api/mcp` (Streamable HTTP, ' +
         'stateless, same credentials; not listed below).',
     },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    // Without KAIROS_PUBLIC_URL the document is served by the api itself: a relative server (`/`)
+    // resolves against wherever /api/doc was fetched (OpenAPI 3.1 §4.8.5), and clients and linters
+    // (Redocly's no-empty-servers) get a base URL.
+    servers: [{ url: serverUrl ?? '/' }],
     security: [{ apiKey: [] }, { bearer: [] }],
     components: {
       securitySchemes: {
