@@ -93,7 +93,12 @@ async function deleteKeys(prefix: string, redis: Redis): Promise<void> {
 }
 
 /** `count` endpoints on a 1 s interval whose first runs spread evenly over one second. */
-async function insertEndpoints(db: Database, count: number, targetUrl: string, intervalMs = 1000): Promise<string[]> {
+export async function insertEndpoints(
+  db: Database,
+  count: number,
+  targetUrl: string,
+  intervalMs = 1000,
+): Promise<string[]> {
   const { account } = await createAccount(
     db,
     { email: `bench-${benchId()}@example.test`, tier: 'enterprise' },
@@ -117,7 +122,7 @@ async function insertEndpoints(db: Database, count: number, targetUrl: string, i
   return rows.map((row) => row.id);
 }
 
-async function announce(prefix: string, redis: Redis, endpointIds: string[]): Promise<void> {
+export async function announce(prefix: string, redis: Redis, endpointIds: string[]): Promise<void> {
   const queue = new Queue(QUEUES.scheduleChanges, { connection: redis, prefix });
   for (let i = 0; i < endpointIds.length; i += 500) {
     await queue.addBulk(
@@ -410,10 +415,13 @@ async function main(): Promise<void> {
   writeFileSync(join(ROOT, ONLY ? `bench/results-${ONLY}.md` : 'bench/results.md'), `${lines.join('\n')}\n`);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: Error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+// Run only as the entry point: bench/round-trips.ts imports insertEndpoints and announce.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().then(
+    () => process.exit(0),
+    (error: Error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
