@@ -12,7 +12,8 @@
  * execution reflects the state that caused the skip.
  */
 import { decryptSecret } from '@kairos/core';
-import { loadExecutionTarget, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { loadExecutionTarget, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
 import type { PlannedRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';

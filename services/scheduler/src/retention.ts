@@ -6,7 +6,8 @@
  * is skipped, logged and counted (sweep-chunk.ts); the other accounts are swept.
  */
 import { runRetentionDays } from '@kairos/core';
-import { deleteRunsBefore, listAccountsForRetention, withAdvisoryLock, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { deleteRunsBefore, listAccountsForRetention, withAdvisoryLock } from '@kairos/db/system';
 import type { Logger } from '@kairos/runtime';
 import { PeriodicTask } from './periodic.js';
 import { sweepChunk } from './sweep-chunk.js';
