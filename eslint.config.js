@@ -10,7 +10,8 @@ import tseslint from 'typescript-eslint';
  * The architecture's rules, enforced here (each proven by test/lint-rules.test.ts):
  * - services never import each other, and nothing in packages/ imports a service;
  * - packages/core is pure policy: no process, no clock (`now` is a parameter), no I/O module;
- * - a service reads the environment only in its config module (services/<name>/src/config.ts).
+ * - a service reads the environment only in its config module (services/<name>/src/config.ts);
+ * - api route handlers use the tenant-scoped `@kairos/db`; `@kairos/db/system` only in SYSTEM_DB_ROUTES.
  * Test harnesses in test/ may start services in-process (they compose them, as scripts/start.mjs
  * does); tests under services/<name>/ reach other services only through those harnesses.
  */
@@ -106,6 +107,20 @@ const IO_MODULES = [
   '@kairos/*',
 ];
 
+/** `process.env` imported by name: a service reads the environment only in its config module. */
+const ENV_IMPORTS = ['process', 'node:process'].map((name) => ({
+  name,
+  importNames: ['env'],
+  message: 'A service reads the environment only through its config schema (services/<name>/src/config.ts).',
+}));
+
+/** The api routes allowed to import `@kairos/db/system` (operator admin, sign-in, device flow). */
+const SYSTEM_DB_ROUTES = [
+  'services/api/src/routes/admin.ts',
+  'services/api/src/routes/auth.ts',
+  'services/api/src/routes/devices.ts',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -199,14 +214,26 @@ export default tseslint.config(
           message: 'A service reads the environment only through its config schema (services/<name>/src/config.ts).',
         },
       ],
+      'no-restricted-imports': ['error', { paths: ENV_IMPORTS }],
+    },
+  },
+  {
+    // Route handlers act for one account: system-wide data functions only where a route must look
+    // across accounts (operator admin, sign-in and device authorisation before an account is known).
+    files: ['services/api/src/routes/**/*.ts'],
+    ignores: SYSTEM_DB_ROUTES,
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: ['process', 'node:process'].map((name) => ({
-            name,
-            importNames: ['env'],
-            message: 'A service reads the environment only through its config schema (services/<name>/src/config.ts).',
-          })),
+          paths: [
+            ...ENV_IMPORTS,
+            {
+              name: '@kairos/db/system',
+              message:
+                "A route handler uses the tenant-scoped @kairos/db (the caller's accountId); @kairos/db/system only in the routes eslint.config.js lists.",
+            },
+          ],
         },
       ],
     },

@@ -21,6 +21,7 @@ export default {
   },
   moduleNameMapper: {
     '^@kairos/(core|db|queue|runtime|mcp-tools)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@kairos/db/system$': '<rootDir>/packages/db/src/system.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   globalSetup: '<rootDir>/test/global-setup.mjs',

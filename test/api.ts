@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newId } from '@kairos/core';
-import { createDatabase, createAccount, type Database, type Tier } from '@kairos/db';
+import { createDatabase, type Database, type Tier } from '@kairos/db';
+import { createAccount } from '@kairos/db/system';
 import { createRedisConnection } from '@kairos/queue';
 import type { Redis } from 'ioredis';
 import request from 'supertest';

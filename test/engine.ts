@@ -15,7 +15,7 @@ import type { ApiHarness } from './api.js';
 import { REDIS_URL } from './env.mjs';
 
 export type { Executor } from '../services/executor/src/executor.js';
-export type { PlannedRun } from '@kairos/db';
+export type { PlannedRun } from '@kairos/db/system';
 
 export interface EngineOptions {
   redisUrl?: string;

@@ -103,3 +103,27 @@ describe('a service reads the environment only through its config schema', () =>
     expect(await rulesFired('services/executor/src/config.ts', code)).toEqual([]);
   });
 });
+
+describe('api route handlers use the tenant-scoped @kairos/db; @kairos/db/system only where listed', () => {
+  const system = "import { loadExecutionTargets } from '@kairos/db/system';\nexport default loadExecutionTargets;";
+
+  test.each(['services/api/src/routes/runs.ts', 'services/api/src/routes/endpoints/list.ts'])(
+    '%s: importing @kairos/db/system fails',
+    async (filePath) => {
+      expect(await rulesFired(filePath, system)).toEqual(['no-restricted-imports']);
+    },
+  );
+
+  test('the environment rule still holds in route handlers', async () => {
+    const code = "import { env } from 'node:process';\nexport default env.X;";
+    expect(await rulesFired('services/api/src/routes/runs.ts', code)).toEqual(['no-restricted-imports']);
+  });
+
+  test.each([
+    ['services/api/src/routes/admin.ts', system],
+    ['services/api/src/auth/authenticate.ts', system],
+    ['services/api/src/routes/runs.ts', "import { listRuns } from '@kairos/db';\nexport default listRuns;"],
+  ])('%s: an allowed import passes', async (filePath, code) => {
+    expect(await rulesFired(filePath, code)).toEqual([]);
+  });
+});

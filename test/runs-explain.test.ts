@@ -6,7 +6,8 @@
  * (empty months ahead, the DEFAULT partition), where PostgreSQL rightly prefers it.
  * Plans summarized in docs/operations.md ("Runs partitions").
  */
-import { createDatabase, ensureRunPartitions, type Database } from '@kairos/db';
+import { createDatabase, type Database } from '@kairos/db';
+import { ensureRunPartitions } from '@kairos/db/system';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { seedEndpoint } from './runs-fixtures.js';
 

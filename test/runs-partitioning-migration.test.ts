@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newIdAt } from '@kairos/core';
-import { runPartitionName, uuidv7Time } from '@kairos/db';
+import { runPartitionName, uuidv7Time } from '@kairos/db/system';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from './env.mjs';
 import { seedEndpoint } from './runs-fixtures.js';

@@ -6,7 +6,8 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createAccount, createDatabase } from '@kairos/db';
+import { createDatabase } from '@kairos/db';
+import { createAccount } from '@kairos/db/system';
 import { exitOf } from './processes.js';
 
 export type TargetMode = 'ok' | 'hang' | 'reset' | 'nul' | 'invalid-utf8' | 'oversized-headers';

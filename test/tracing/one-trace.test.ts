@@ -10,7 +10,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createAccount, createDatabase } from '@kairos/db';
+import { createDatabase } from '@kairos/db';
+import { createAccount } from '@kairos/db/system';
 import { createRedisConnection } from '@kairos/queue';
 import { createTestDatabase, type TestDatabase } from '../db.js';
 import { REDIS_URL } from '../env.mjs';

@@ -1,20 +1,40 @@
-export * from './accounts.js';
-export * from './api-keys.js';
+/**
+ * `@kairos/db`: the tenant-scoped data layer. Every function here takes the caller's account id
+ * (or a record carrying it) and touches only that account's rows. System-wide functions (workers,
+ * auth lookups, sweeps, operator actions) are in `@kairos/db/system` (./system.ts), so a call site
+ * that can reach across accounts says so in its import. Also: the client and Prisma's types.
+ */
 export * from './client.js';
+export * from './generated/prisma/client.js';
+export { getAccount } from './accounts.js';
+export {
+  countActiveEndpoints,
+  countActiveJobs,
+  countRunsSince,
+  getAccountUsage,
+  type AccountUsage,
+} from './account-admin.js';
+export { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
+export { listAccessTokens, revokeAccessToken } from './device-auth.js';
+export {
+  getAnalysisSession,
+  listAnalysisSessions,
+  listRecentRuns,
+  loadAnalysisGate,
+  loadPlannerContext,
+  loadSiblingSnapshots,
+  recordAnalysisSession,
+  updateAccountAiSettings,
+  type AnalysisGateRow,
+  type NewAnalysisSession,
+  type PlannerActionEntry,
+  type PlannerContextData,
+  type SiblingSnapshot,
+} from './analysis.js';
 export * from './endpoints.js';
 export * from './jobs.js';
-export * from './generated/prisma/client.js';
-export * from './executions.js';
-export * from './schedule-state.js';
 export * from './runs.js';
 export * from './scheduling.js';
 export * from './signing-keys.js';
 export * from './dashboard.js';
-export * from './retention.js';
-export * from './partitions.js';
-export * from './identity.js';
-export * from './device-auth.js';
-export * from './account-admin.js';
 export * from './audit.js';
-export * from './analysis.js';
-export * from './advisory-lock.js';

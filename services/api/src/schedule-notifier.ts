@@ -2,7 +2,8 @@
  * The api's schedule-change notifier: the shared one (packages/queue) marking rows dirty through
  * db's markScheduleDirty. After ANY change to an endpoint's schedule inputs, call notify().
  */
-import { markScheduleDirty, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { markScheduleDirty } from '@kairos/db/system';
 import { createScheduleChangeNotifier, type ScheduleNotifier } from '@kairos/queue';
 import type { Redis } from 'ioredis';
 

@@ -1,4 +1,5 @@
-import { createApiKey, revokeApiKey, revokeApiKeyAsOperator } from '@kairos/db';
+import { createApiKey, revokeApiKey } from '@kairos/db';
+import { revokeApiKeyAsOperator } from '@kairos/db/system';
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
 import { signInWithLink } from '../../../test/identity.js';
 

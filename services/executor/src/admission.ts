@@ -18,14 +18,14 @@
  * not committed yet) is re-read under FOR SHARE, which waits for that commit; a counter missing from
  * Redis (new month, flushed) is counted from PostgreSQL by RunQuota.check.
  */
+import { type Database } from '@kairos/db';
 import {
   loadExecutionTarget,
   loadExecutionTargets,
   recordSkippedSlot,
-  type Database,
   type ExecutionTarget,
   type RunOutcome,
-} from '@kairos/db';
+} from '@kairos/db/system';
 import type { PlannedRunPayload } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';

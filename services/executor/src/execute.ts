@@ -12,7 +12,8 @@
  * execution reflects the state that caused the skip.
  */
 import { decryptSecret } from '@kairos/core';
-import { loadExecutionTarget, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { loadExecutionTarget, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
 import { currentTraceparent, type PlannedRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';

@@ -9,15 +9,14 @@
  * scheduled run is announced on `run-completed` (and on `run-completed-planner` when the account
  * has AI scheduling on) by the RunRecorder, in batches.
  */
-import { markScheduleDirty, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { markScheduleDirty } from '@kairos/db/system';
 import {
   QUEUES,
   createScheduleChangeNotifier,
-  currentTraceparent,
   plannedRunPayload,
   processJobSpan,
   testRunPayload,
-  traceContextOf,
   type PlannedRunPayload,
   type RunCompletedPayload,
   type ScheduleNotifier,

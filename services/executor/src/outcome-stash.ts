@@ -8,9 +8,9 @@
  *
  * Only the failure path writes here: the hot path pays one GET inside a script it already runs
  * (no extra round trip; bench/results.md: each round trip per execution shows in the recorded/s).
- * What stays at-least-once: a process that dies between the call and the stash (ARCHITECTURE.md).
+ * What stays at-least-once: a process that dies between the call and the stash (docs/invariants.md).
  */
-import type { RunOutcome } from '@kairos/db';
+import type { RunOutcome } from '@kairos/db/system';
 import type { ChainableCommander } from 'ioredis';
 
 /** Long enough to outlast an outage the five attempts and the 15 s reconcile sweep retry through. */

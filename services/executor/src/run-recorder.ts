@@ -18,7 +18,8 @@
  * (outcome-stash.ts) so the retried delivery records it without calling the endpoint again.
  */
 import { toStorableText } from '@kairos/core';
-import { recordScheduledRuns, recordTestRun, type Database, type RunOutcome } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
 import { traceContextOf, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
@@ -84,7 +85,7 @@ export class RunRecorder {
       }
     }
     // One write: the outcome kept for the next delivery, and the lock freed for it. When Redis is
-    // down too, the next delivery calls again (the at-least-once window, ARCHITECTURE.md).
+    // down too, the next delivery calls again (the at-least-once window, docs/invariants.md).
     const pipeline = this.deps.redis.pipeline();
     this.deps.stash.saveIn(pipeline, execution.run);
     this.deps.lock.releaseIn(pipeline, execution.run.endpointId, execution.run.id, execution.scheduleVersion);

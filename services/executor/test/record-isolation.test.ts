@@ -4,7 +4,7 @@
  * The recorder is driven directly, so this holds whatever the HTTP layer does to bodies.
  */
 import { newId } from '@kairos/core';
-import type { RunOutcome } from '@kairos/db';
+import type { RunOutcome } from '@kairos/db/system';
 import { QUEUES, type RunCompletedPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { OutcomeStash } from '../src/outcome-stash.js';

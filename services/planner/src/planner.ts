@@ -33,17 +33,14 @@ import {
   type AnalysisTrigger,
 } from '@kairos/core';
 import {
-  claimAnalysis,
-  countFailedAnalysesInARow,
   loadAnalysisGate,
   loadPlannerContext,
-  markScheduleDirty,
-  pullAnalysisForward,
   recordAnalysisSession,
   type AnalysisGateRow,
   type Database,
   type NewAnalysisSession,
 } from '@kairos/db';
+import { claimAnalysis, countFailedAnalysesInARow, markScheduleDirty, pullAnalysisForward } from '@kairos/db/system';
 import {
   QUEUES,
   createScheduleChangeNotifier,

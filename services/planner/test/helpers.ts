@@ -4,7 +4,8 @@
  * records them (db recordScheduledRun), then handed to the planner as the executor's event.
  */
 import { newId } from '@kairos/core';
-import { recordScheduledRun, type AnalysisSession, type Endpoint } from '@kairos/db';
+import { type AnalysisSession, type Endpoint } from '@kairos/db';
+import { recordScheduledRun } from '@kairos/db/system';
 import { createRedisConnection } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
 import {

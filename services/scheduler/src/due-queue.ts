@@ -2,7 +2,7 @@
  * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint,
  * carrying its planned run, id `<endpointId>.<version>`.
  */
-import type { PlannedRun } from '@kairos/db';
+import type { PlannedRun } from '@kairos/db/system';
 import { QUEUES, dueJobId, traceContextOf, type PlannedRunPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';

@@ -1,5 +1,5 @@
 import { computeJitteredNextRun, newId } from '@kairos/core';
-import type { NextRun, ScheduleRow } from '@kairos/db';
+import type { NextRun, ScheduleRow } from '@kairos/db/system';
 
 /**
  * What the endpoint's planned run should be, from its locked row: none when it is archived or its

@@ -18,7 +18,7 @@ import {
   withAdvisoryLock,
   withLockedPlannedRuns,
   type PlannedRun,
-} from '@kairos/db';
+} from '@kairos/db/system';
 import { dueJobId } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import type { DueQueue } from './due-queue.js';

@@ -9,6 +9,7 @@
  * is skipped, logged and counted (sweep-chunk.ts); the other accounts are swept.
  */
 import { RUN_RETENTION_DAYS, runRetentionDays } from '@kairos/core';
+import { type Database } from '@kairos/db';
 import {
   deleteAnalysisSessionsBefore,
   deleteDefaultPartitionRunsBefore,
@@ -18,8 +19,7 @@ import {
   listAccountsForRetention,
   listRetentionPolicies,
   withAdvisoryLock,
-  type Database,
-} from '@kairos/db';
+} from '@kairos/db/system';
 import type { Logger } from '@kairos/runtime';
 import { PeriodicTask } from './periodic.js';
 import { sweepChunk } from './sweep-chunk.js';

@@ -13,7 +13,7 @@
  * The reconcile sweep (reconcile.ts) repairs whatever Redis lost.
  */
 import type { Database } from '@kairos/db';
-import { recomputeEndpoints } from '@kairos/db';
+import { recomputeEndpoints } from '@kairos/db/system';
 import {
   QUEUES,
   processJobSpan,

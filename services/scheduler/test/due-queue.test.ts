@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRedisConnection } from '@kairos/queue';
-import type { PlannedRun } from '@kairos/db';
+import type { PlannedRun } from '@kairos/db/system';
 import { DueQueue } from '../src/due-queue.js';
 import { REDIS_URL } from '../../../test/env.mjs';
 

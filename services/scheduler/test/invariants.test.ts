@@ -7,7 +7,7 @@
  *  - a slot recomputed again while its execution is in flight runs once and is recorded once.
  */
 import { newId } from '@kairos/core';
-import { recordScheduledRun } from '@kairos/db';
+import { recordScheduledRun } from '@kairos/db/system';
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';

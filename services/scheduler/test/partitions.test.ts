@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { newIdAt } from '@kairos/core';
-import { createDatabase, ensureRunPartitions, listRunPartitions, runPartitionName, type Database } from '@kairos/db';
+import { createDatabase, type Database } from '@kairos/db';
+import { ensureRunPartitions, listRunPartitions, runPartitionName } from '@kairos/db/system';
 import { createLogger } from '@kairos/runtime';
 import { createTestDatabase, type TestDatabase } from '../../../test/db.js';
 import { insertRuns, seedEndpoint } from '../../../test/runs-fixtures.js';

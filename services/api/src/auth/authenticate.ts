@@ -6,14 +6,8 @@
  * it against the caller's IP (rejectRefusedCredentials), so guessing keys is throttled too.
  */
 import { AppError, hashSecret } from '@kairos/core';
-import {
-  findAccessTokenBySecret,
-  findApiKeyBySecret,
-  touchAccessToken,
-  touchApiKey,
-  type Account,
-  type Database,
-} from '@kairos/db';
+import { type Account, type Database } from '@kairos/db';
+import { findAccessTokenBySecret, findApiKeyBySecret, touchAccessToken, touchApiKey } from '@kairos/db/system';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthContext } from './context.js';
 

@@ -8,7 +8,7 @@
  *   POST /device  (form: user_code, decision=approve|deny, _csrf)
  */
 import { AppError, hashSecret } from '@kairos/core';
-import { consumeLoginToken, findPendingDeviceCode, getUserWithAccount, getWebSession } from '@kairos/db';
+import { consumeLoginToken, findPendingDeviceCode, getUserWithAccount, getWebSession } from '@kairos/db/system';
 import express, { type Request, type Response, type Router } from 'express';
 import type { ApiDeps } from '../routes/deps.js';
 import { decideDevice, formatUserCode, normalizeUserCode, VERIFICATION_PATH } from './device-flow.js';

@@ -14,7 +14,8 @@
  */
 import { randomInt } from 'node:crypto';
 import { AppError, hashSecret } from '@kairos/core';
-import { createDeviceCode, decideDeviceCode, deleteExpiredDeviceCodes, type DeviceCode } from '@kairos/db';
+import { type DeviceCode } from '@kairos/db';
+import { createDeviceCode, decideDeviceCode, deleteExpiredDeviceCodes } from '@kairos/db/system';
 import { randomBytes } from 'node:crypto';
 import { audit } from '../audit.js';
 import type { ApiDeps } from '../routes/deps.js';

@@ -6,7 +6,8 @@
  * SHA-256 of the link's token is stored.
  */
 import { AppError, generateSecret } from '@kairos/core';
-import { createAccount, createLoginToken, findUserByEmail, type Database, type UserWithAccount } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { createAccount, createLoginToken, findUserByEmail, type UserWithAccount } from '@kairos/db/system';
 
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 export const LOCAL_SIGN_IN_PATH = '/api/auth/local';

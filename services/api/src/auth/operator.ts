@@ -4,7 +4,8 @@
  * token acts with its user's role; a key that belongs to no user is never an operator.
  */
 import { AppError } from '@kairos/core';
-import { getUserWithAccount, type Database, type UserWithAccount } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { getUserWithAccount, type UserWithAccount } from '@kairos/db/system';
 import type { NextFunction, Request, Response } from 'express';
 import type { AuthContext } from './context.js';
 

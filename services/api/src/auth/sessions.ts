@@ -14,7 +14,8 @@
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, generateSecret, hashSecret } from '@kairos/core';
-import { createWebSession, findLiveWebSession, touchWebSession, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
+import { createWebSession, findLiveWebSession, touchWebSession } from '@kairos/db/system';
 import type { CookieOptions, Request, Response } from 'express';
 import type { Authenticator } from './authenticate.js';
 import type { AuthContext } from './context.js';

@@ -15,7 +15,7 @@ import {
   linkIdentity,
   recordSignIn,
   type UserWithAccount,
-} from '@kairos/db';
+} from '@kairos/db/system';
 import type { Request, Response } from 'express';
 import { recordAuditEvent } from '../audit.js';
 import type { ApiDeps } from '../routes/deps.js';

@@ -20,19 +20,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { AppError, isId, quotaOverridesInput, tierLimits } from '@kairos/core';
+import { createApiKey, createDatabase, getAccount, recordAudit, type Database, type Tier } from '@kairos/db';
 import {
   createAccount,
-  createApiKey,
-  createDatabase,
-  getAccount,
-  recordAudit,
   revokeApiKeyAsOperator,
   setUserRole,
   updateAccount,
   type AccountChange,
-  type Database,
-  type Tier,
-} from '@kairos/db';
+} from '@kairos/db/system';
 import { resolveMasterKey } from '@kairos/runtime';
 import { issueSignInLink } from '../auth/local-admin.js';
 import { loadCliConfig } from '../config.js';

@@ -3,7 +3,7 @@
  * and changes of tier, quota overrides and disabled state. The CLI offers the same changes.
  */
 import { AppError, TIERS, pagingQuery, quotaOverridesInput, tierLimits } from '@kairos/core';
-import { getAccountWithUsers, listAccounts, updateAccount, type AccountWithUsers } from '@kairos/db';
+import { getAccountWithUsers, listAccounts, updateAccount, type AccountWithUsers } from '@kairos/db/system';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import { requireOperator } from '../auth/operator.js';

@@ -3,7 +3,7 @@
  * auth/browser-routes.ts.
  */
 import { AppError } from '@kairos/core';
-import { getUserWithAccount, getWebSession, revokeWebSession } from '@kairos/db';
+import { getUserWithAccount, getWebSession, revokeWebSession } from '@kairos/db/system';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import { clearSessionCookies } from '../auth/sessions.js';

@@ -7,7 +7,8 @@
  * HTTP 400) instead of the API's { error: { code } } shape: standard device-flow clients parse it.
  */
 import { AppError, hashSecret } from '@kairos/core';
-import { listAccessTokens, pollDeviceCode, revokeAccessToken, type AccessToken } from '@kairos/db';
+import { listAccessTokens, revokeAccessToken, type AccessToken } from '@kairos/db';
+import { pollDeviceCode } from '@kairos/db/system';
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
 import { audit, recordAuditEvent } from '../audit.js';
