@@ -12,15 +12,14 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { createDatabase } from '@kairos/db';
+import type { createDatabase } from '@kairos/db';
 import { Redis } from 'ioredis';
-import { freshDatabase, sleep, startServices, startTarget } from './lib.js';
-import { announce, insertEndpoints } from './run.js';
+import { sleep, startServices, startTarget } from './lib.js';
+import { announce, insertEndpoints, setup } from './run.js';
 
 const ENDPOINTS = 200;
 const WARMUP_MS = 6000;
 const WINDOW_MS = 20_000;
-const MASTER_KEY_HEX = 'a'.repeat(64);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -91,22 +90,13 @@ async function main(): Promise<void> {
   );
   const redisUrl = `redis://127.0.0.1:${port}`;
   const target = await startTarget();
-  const url = await freshDatabase('kairos_bench_round_trips');
-  const db = createDatabase({ url, poolMax: 4 });
+  // The benchmark's own setup (fresh database, service environment), on the private Redis.
+  const { db, prefix, env } = await setup('round_trips');
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  const prefix = '{kairos-bench-rt}';
   const services = startServices(['scheduler', 'executor'], {
-    DATABASE_URL: url,
+    ...env,
     REDIS_URL: redisUrl,
-    KAIROS_QUEUE_PREFIX: prefix,
-    KAIROS_MASTER_KEY: MASTER_KEY_HEX,
-    KAIROS_ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
-    EXECUTOR_CONCURRENCY: '200',
-    SCHEDULER_CONCURRENCY: '100',
-    SCHEDULER_RECONCILE_INTERVAL_MS: '300000',
     KAIROS_SILENT_LOGS: 'true',
-    SCHEDULER_HEALTH_PORT: '0',
-    EXECUTOR_HEALTH_PORT: '0',
   });
   try {
     await sleep(1500);

@@ -52,7 +52,7 @@ interface Env {
   env: NodeJS.ProcessEnv;
 }
 
-async function setup(name: string): Promise<Env> {
+export async function setup(name: string): Promise<Env> {
   const url = await freshDatabase(`kairos_bench_${name}`);
   const prefix = `{kairos-bench-${benchId()}}`;
   return {

@@ -138,18 +138,14 @@ export async function deleteDefaultPartitionRunsBefore(db: Database, before: Dat
 
 type Query = (sql: string, values?: unknown[]) => Promise<{ rows: unknown[] }>;
 
-async function inTransaction<T>(db: Database, fn: (query: Query) => Promise<T>): Promise<T> {
-  const client = await db.pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-    const result = await fn((sql, values) => client.query(sql, values));
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+/** One transaction whose statements wait at most LOCK_TIMEOUT for a lock. */
+function inTransaction<T>(db: Database, fn: (query: Query) => Promise<T>): Promise<T> {
+  return db.prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      return fn(async (sql, values = []) => ({ rows: await tx.$queryRawUnsafe<unknown[]>(sql, ...values) }));
+    },
+    // Moving rows out of the DEFAULT partition may take longer than Prisma's 5 s default.
+    { timeout: 120_000, maxWait: 10_000 },
+  );
 }
