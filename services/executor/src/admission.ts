@@ -30,6 +30,7 @@ import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
+import { executionBudgetMs } from './retry-policy.js';
 import { acquireLockLua, lockHolder, type RunningLock } from './running-lock.js';
 
 export type SkipReason =
@@ -40,7 +41,10 @@ export type Admission =
   | { kind: 'replay'; target: ExecutionTarget; run: RunOutcome }
   | { kind: 'skipped'; reason: SkipReason };
 
-/** Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). */
+/**
+ * Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). With
+ * the endpoint's opt-in retries the lease covers every attempt and wait (executionBudgetMs).
+ */
 export const LOCK_MARGIN_MS = 30_000;
 
 const COUNTER_MISSING = -1;
@@ -128,7 +132,7 @@ export class Admissions {
 
     const pipeline = redis.pipeline();
     for (const { payload, target } of candidates) {
-      const leaseMs = target.timeoutMs + LOCK_MARGIN_MS;
+      const leaseMs = executionBudgetMs(target) + LOCK_MARGIN_MS;
       pipeline.eval(
         ADMIT,
         3,
@@ -185,7 +189,12 @@ export class Admissions {
       code = (await runQuota.isExhausted(target, now))
         ? QUOTA_EXHAUSTED
         : Number(
-            await lock.acquire(target.id, payload.runId, payload.scheduleVersion, target.timeoutMs + LOCK_MARGIN_MS),
+            await lock.acquire(
+              target.id,
+              payload.runId,
+              payload.scheduleVersion,
+              executionBudgetMs(target) + LOCK_MARGIN_MS,
+            ),
           );
     }
     if (code === QUOTA_EXHAUSTED) {

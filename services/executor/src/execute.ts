@@ -2,6 +2,7 @@
  * One execution, from a queued job to a recorded Run:
  *   admit (admission.ts: load the endpoint, skip or lock) → call it → record the run (+ state) and
  *   announce it on run-completed (both batched by the RunRecorder).
+ * With the endpoint's opt-in `retry`, "call it" is a series of attempts (retry.ts), still one run.
  * A delivery whose call already completed before (its recording failed; admission found the
  * stashed outcome) records that outcome instead of calling again.
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
@@ -10,13 +11,14 @@
  * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
-import { decryptSecret } from '@kairos/core';
+import { decryptSecret, type RunAttemptRecord } from '@kairos/core';
 import { isItemFailure } from '@kairos/runtime';
 import { loadExecutionTarget, recordTestRun, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
 import type { DueRunPayload, TestRunPayload, TestRunResult } from '@kairos/queue';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { RunQuota } from './run-quota.js';
+import type { Retries } from './retry.js';
 import { asRecordError, type RunRecorder } from './run-recorder.js';
 
 export type { SkipReason } from './admission.js';
@@ -32,6 +34,8 @@ export interface ExecuteDeps {
   admissions: Admissions;
   /** Records finished executions in batches, frees their locks on every path and announces them (run-recorder.ts). */
   recorder: RunRecorder;
+  /** The attempts of a run whose endpoint has `retry` set; one call otherwise (retry.ts). */
+  retries: Retries;
   masterKey: Buffer;
   now: () => Date;
 }
@@ -46,8 +50,11 @@ export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, a
   } else {
     try {
       const scheduledAt = new Date(payload.scheduledAt);
-      const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-      run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
+      const identity = { id: payload.runId, scheduledAt, source: payload.source };
+      const called = await deps.retries.call(target, identity, () =>
+        callEndpoint(deps, target, payload.runId, scheduledAt),
+      );
+      run = toRun(target, payload.runId, payload.source, scheduledAt, called.outcome, attempt, called.attempts);
     } catch (error) {
       await deps.recorder.abandon(target.id, payload.runId, payload.scheduleVersion);
       throw error;
@@ -70,7 +77,7 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
   const scheduledAt = deps.now();
   const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-  let run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1);
+  let run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null);
   try {
     await recordTestRun(deps.db, run);
   } catch (error) {
@@ -145,6 +152,7 @@ function toRun(
   scheduledAt: Date,
   outcome: HttpOutcome,
   attempt: number,
+  attempts: RunAttemptRecord[] | null,
 ): RunOutcome {
   return {
     id: runId,
@@ -165,5 +173,6 @@ function toRun(
     errorKind: outcome.errorKind,
     errorMessage: outcome.errorMessage,
     attempt,
+    attempts,
   };
 }
