@@ -81,7 +81,7 @@ export interface RetrySchedule extends ScheduleInput, JitterInput {
 /**
  * An endpoint's scheduling inputs, read without a lock when one of its runs is about to retry (off the
  * hot path: only then): the executor finds the next planned run from them, which retries must not
- * reach (services/executor/src/http/retry.ts). Null when the endpoint is gone.
+ * reach (services/executor/src/retry.ts). Null when the endpoint is gone.
  */
 export async function loadRetrySchedule(db: Database, endpointId: string): Promise<RetrySchedule | null> {
   const { rows } = await db.pool.query<RetrySchedule>(
