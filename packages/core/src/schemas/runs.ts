@@ -38,13 +38,9 @@ export const runAttemptRecord = z
     statusCode: z.number().int().nullable().meta({ description: 'null when no response arrived' }),
     errorKind: z.string().nullable().meta({ description: "As the run's errorKind; null when this call succeeded" }),
     errorMessage: z.string().nullable(),
-    retryAfterMs: z
-      .number()
-      .int()
-      .nullable()
-      .meta({
-        description: "The response's Retry-After (seconds or an HTTP date) in ms; null when absent or unreadable",
-      }),
+    retryAfterMs: z.number().int().nullable().meta({
+      description: "The response's Retry-After (seconds or an HTTP date) in ms; null when absent or unreadable",
+    }),
     nextAttemptInMs: z
       .number()
       .int()
