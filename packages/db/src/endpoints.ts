@@ -22,6 +22,7 @@ function configData(config: EndpointConfig) {
     jitterMs: config.jitterMs,
     timeoutMs: config.timeoutMs,
     maxResponseSizeKb: config.maxResponseSizeKb,
+    retry: jsonOrNull(config.retry),
     headers: jsonOrNull(config.headers),
     body: jsonOrNull(config.body),
   };
@@ -42,6 +43,7 @@ export function endpointConfig(endpoint: Endpoint): EndpointConfig {
     jitterMs: endpoint.jitterMs,
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
+    retry: (endpoint.retry as EndpointConfig['retry']) ?? null,
     headers: (endpoint.headers as Record<string, string> | null) ?? null,
     body: (endpoint.body as EndpointConfig['body']) ?? null,
   };

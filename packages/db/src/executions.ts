@@ -3,6 +3,7 @@
  * statements on the hot path (ORM statements ran at about half the speed of raw SQL: measured 2026-11-21, 2 cores);
  * recording takes many runs per statement.
  */
+import type { JitterInput, RetrySettings, RunAttemptRecord, ScheduleInput } from '@kairos/core';
 import type { Database } from './client.js';
 
 export interface ExecutionTarget {
@@ -18,6 +19,8 @@ export interface ExecutionTarget {
   body: string | Record<string, unknown> | unknown[] | null;
   timeoutMs: number;
   maxResponseSizeKb: number;
+  /** Retries inside the run (issue #16); null: one attempt (the spec). */
+  retry: RetrySettings | null;
   lastRunAt: Date | null;
   /** Planned time of the latest slot that has its run recorded (or was skipped for quota). */
   lastScheduledAt: Date | null;
@@ -35,7 +38,7 @@ export interface ExecutionTarget {
 
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
-         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e."lastRunAt",
+         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."lastRunAt",
          e."lastScheduledAt", k."encryptedKey" AS "encryptedSigningKey",
          k."previousEncryptedKey" AS "encryptedPreviousSigningKey", k."previousExpiresAt" AS "previousSigningKeyExpiresAt",
          a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
@@ -70,6 +73,28 @@ export async function loadExecutionTargets(db: Database, endpointIds: string[]):
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+export interface RetrySchedule extends ScheduleInput, JitterInput {
+  archivedAt: Date | null;
+  jobStatus: 'active' | 'paused' | 'archived';
+}
+
+/**
+ * An endpoint's scheduling inputs, read without a lock when one of its runs is about to retry (off the
+ * hot path: only then): the executor finds the next planned run from them, which retries must not
+ * reach (services/executor/src/retry.ts). Null when the endpoint is gone.
+ */
+export async function loadRetrySchedule(db: Database, endpointId: string): Promise<RetrySchedule | null> {
+  const { rows } = await db.pool.query<RetrySchedule>(
+    `SELECT e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
+            e."failureCount", e."lastScheduledAt", e."lastRunAt", e."createdAt", e."pausedUntil", e."hintIntervalMs",
+            e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt", e."jitterMs",
+            NULL AS "lastScheduledRunId", NULL AS "lastScheduledRunSource", e."archivedAt", j.status AS "jobStatus"
+       FROM endpoints e JOIN jobs j ON j.id = e."jobId" WHERE e.id = $1`,
+    [endpointId],
+  );
+  return rows[0] ?? null;
+}
+
 export interface RunOutcome {
   id: string;
   accountId: string;
@@ -89,6 +114,8 @@ export interface RunOutcome {
   errorKind: string | null;
   errorMessage: string | null;
   attempt: number;
+  /** Every HTTP call of the run when its endpoint has retry set (core's RunAttemptRecord); else null. */
+  attempts?: RunAttemptRecord[] | null;
 }
 
 /** The recorded runs' columns, read from a JSON array (one parameter however many runs). */
@@ -97,16 +124,16 @@ const RUNS_FROM_JSON = `
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" timestamptz,
     "startedAt" timestamptz, "completedAt" timestamptz, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
-    "errorMessage" text, attempt int)`;
+    "errorMessage" text, attempt int, attempts jsonb)`;
 
 /** Inserts the rows of `input` (RUNS_FROM_JSON); a run id already recorded is left alone. */
 const INSERT_RUNS_FROM_INPUT = `
   INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
                     "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt)
+                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts)
   SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt
+         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
     FROM input
   ON CONFLICT (id) DO NOTHING
   RETURNING id`;

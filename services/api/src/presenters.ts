@@ -62,6 +62,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     jitterMs: endpoint.jitterMs,
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
+    retry: (endpoint.retry as EndpointRecord['retry']) ?? null,
     headersJson: maskHeaders(endpoint.headers as Record<string, string> | null),
     bodyJson: (endpoint.body as EndpointRecord['bodyJson']) ?? null,
     status,

@@ -31,6 +31,7 @@ import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import { COUNTER_MISSING, QUOTA_EXHAUSTED, checkQuotaLua, type RunQuota } from './run-quota.js';
+import { executionBudgetMs } from './retry-policy.js';
 import { admitLockLua, type RunningLock } from './running-lock.js';
 
 export type SkipReason =
@@ -130,7 +131,8 @@ export class Admissions {
       const args = {
         limit: runQuota.limit(target),
         holder: lock.holder(payload.runId, payload.scheduleVersion),
-        leaseMs: lock.leaseMs(target.timeoutMs),
+        // With the endpoint's opt-in retries the lease covers every attempt and wait.
+        leaseMs: lock.leaseMs(executionBudgetMs(target)),
       };
       pipeline.eval(ADMIT, 3, ...inOrder(KEY, keys), ...inOrder(ARG, args));
     }
@@ -184,7 +186,14 @@ export class Admissions {
       code =
         (await runQuota.check(target, now)) === 'exhausted'
           ? QUOTA_EXHAUSTED
-          : Number(await lock.admit(target.id, payload.runId, payload.scheduleVersion, lock.leaseMs(target.timeoutMs)));
+          : Number(
+              await lock.admit(
+                target.id,
+                payload.runId,
+                payload.scheduleVersion,
+                lock.leaseMs(executionBudgetMs(target)),
+              ),
+            );
     }
     if (code === QUOTA_EXHAUSTED) {
       await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));

@@ -3,6 +3,7 @@
  *   admit (admission.ts: load the endpoint, skip, or check the quota and take the lock) → call it →
  *   record the run (+ state), free the lock, count it and announce it on run-completed (all batched
  *   by the RunRecorder).
+ * With the endpoint's opt-in `retry`, "call it" is a series of attempts (retry.ts), still one run.
  * A delivery whose call already completed before (its recording failed; admission found the
  * stashed outcome) records that outcome instead of calling again.
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
@@ -11,13 +12,14 @@
  * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
-import { decryptSecret } from '@kairos/core';
+import { decryptSecret, type RunAttemptRecord } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { loadExecutionTarget, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
 import { currentTraceparent, type PlannedRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
+import type { Retries } from './retry.js';
 import type { RunRecorder } from './run-recorder.js';
 
 export type { SkipReason } from './admission.js';
@@ -36,6 +38,8 @@ export interface ExecuteDeps {
    * the quota and announces them (run-recorder.ts).
    */
   recorder: RunRecorder;
+  /** The attempts of a run whose endpoint has `retry` set; one call otherwise (retry.ts). */
+  retries: Retries;
   masterKey: Buffer;
   now: () => Date;
 }
@@ -54,8 +58,11 @@ export async function executePlannedRun(
   } else {
     try {
       const scheduledAt = new Date(payload.scheduledAt);
-      const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-      run = toRun(target, payload.runId, payload.source, scheduledAt, outcome, attempt);
+      const identity = { id: payload.runId, scheduledAt, source: payload.source };
+      const called = await deps.retries.call(target, identity, () =>
+        callEndpoint(deps, target, payload.runId, scheduledAt),
+      );
+      run = toRun(target, payload.runId, payload.source, scheduledAt, called.outcome, attempt, called.attempts);
     } catch (error) {
       await deps.recorder.abandon(target.id, payload.runId, payload.scheduleVersion);
       throw error;
@@ -79,7 +86,7 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
   const scheduledAt = deps.now();
   const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-  const run = await deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1));
+  const run = await deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null));
   return {
     runId: run.id,
     status: run.status,
@@ -147,6 +154,7 @@ function toRun(
   scheduledAt: Date,
   outcome: HttpOutcome,
   attempt: number,
+  attempts: RunAttemptRecord[] | null,
 ): RunOutcome {
   return {
     id: runId,
@@ -167,5 +175,6 @@ function toRun(
     errorKind: outcome.errorKind,
     errorMessage: outcome.errorMessage,
     attempt,
+    attempts,
   };
 }

@@ -31,6 +31,7 @@ import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http
 import { Admissions } from './admission.js';
 import { OutcomeStash } from './outcome-stash.js';
 import { RunQuota } from './run-quota.js';
+import { Retries } from './retry.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
 
@@ -115,6 +116,7 @@ export class Executor {
         runCompleted: this.runCompleted,
         runCompletedForPlanner: this.runCompletedForPlanner,
       }),
+      retries: new Retries({ db: options.db, redis: producer, prefix: options.prefix, now }),
       masterKey: options.masterKey,
       now,
     };

@@ -142,10 +142,13 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   expect(listed).toMatchObject({ total: 1, hasMore: false, nextOffset: null });
   expect(listed.endpoints[0].id).toBe(endpoint.id);
   expect(await call('getEndpoint', { id: endpoint.id })).toMatchObject({ id: endpoint.id, status: 'active' });
-  expect(await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000, jitterMs: 60_000 })).toMatchObject({
+  expect(
+    await call('updateEndpoint', { id: endpoint.id, timeoutMs: 5000, jitterMs: 60_000, retry: { attempts: 2 } }),
+  ).toMatchObject({
     id: endpoint.id,
     timeoutMs: 5000,
     jitterMs: 60_000,
+    retry: { attempts: 2, backoffBaseMs: 1000, backoffCapMs: 30_000 },
   });
   // An API refusal keeps the API's code and the field it names.
   const refused = await callFailing('updateEndpoint', {

@@ -10,7 +10,14 @@ import { z } from 'zod';
 import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
 import { descriptionText, trimmedName } from './common.js';
-import { HTTP_METHODS, LIMITS, METHODS_WITH_BODY, RESERVED_HEADER_NAMES, type HttpMethod } from './limits.js';
+import {
+  HTTP_METHODS,
+  LIMITS,
+  METHODS_WITH_BODY,
+  RESERVED_HEADER_NAMES,
+  RETRY_LIMITS,
+  type HttpMethod,
+} from './limits.js';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Visible ASCII, space, tab and obs-text; no CR, LF or NUL (header injection).
@@ -103,6 +110,46 @@ const methodValue = z
   )
   .meta({ description: 'HTTP method (case-insensitive on input)' });
 
+const retryMs = (what: string, min: number, max: number) =>
+  z
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(min, `${what} must be at least ${min} ms`)
+    .max(max, `${what} must be at most ${max} ms`);
+
+/** An endpoint's retries inside a run (issue #16, opt-in; stored with the base and cap filled in). */
+export const retrySettings = z
+  .strictObject({
+    attempts: z
+      .number({ error: 'must be a number of attempts' })
+      .int('must be a whole number')
+      .min(RETRY_LIMITS.attemptsMin, `must be at least ${RETRY_LIMITS.attemptsMin}`)
+      .max(RETRY_LIMITS.attemptsMax, `must be at most ${RETRY_LIMITS.attemptsMax}`)
+      .meta({ description: 'More attempts after the first (1 to 5)', example: 2 }),
+    backoffBaseMs: retryMs('backoffBaseMs', RETRY_LIMITS.backoffBaseMinMs, RETRY_LIMITS.backoffBaseMaxMs)
+      .default(RETRY_LIMITS.backoffBaseDefaultMs)
+      .meta({
+        description: `Wait before the first retry; retry n waits backoffBaseMs × 2^(n−1), at most backoffCapMs (default ${RETRY_LIMITS.backoffBaseDefaultMs})`,
+      }),
+    backoffCapMs: retryMs('backoffCapMs', RETRY_LIMITS.backoffBaseMinMs, RETRY_LIMITS.backoffCapMaxMs)
+      .default(RETRY_LIMITS.backoffCapDefaultMs)
+      .meta({
+        description:
+          'Longest wait between attempts, also for a Retry-After header: a longer Retry-After ends the retries ' +
+          `(default ${RETRY_LIMITS.backoffCapDefaultMs}; at least backoffBaseMs)`,
+      }),
+  })
+  .meta({
+    id: 'RetrySettings',
+    description:
+      'Retries inside one run (default null: one attempt, the spec). Retried: connection errors, timeouts, 5xx ' +
+      'and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked ' +
+      "target or an invalid request. Every attempt is recorded on the run; the failure count and the spec's " +
+      'backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full ' +
+      'timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so.',
+  });
+export type RetrySettings = z.infer<typeof retrySettings>;
+
 /** Every input field, all optional: the create schema requires some, the patch schema none. */
 const endpointFields = {
   name: trimmedName,
@@ -149,6 +196,7 @@ const endpointFields = {
     .meta({
       description: `Response bytes kept; larger bodies are truncated and flagged (default ${LIMITS.maxResponseSizeDefaultKb})`,
     }),
+  retry: retrySettings.nullable(),
   headersJson: headersObject.nullable(),
   headers: headersObject.nullable().meta({ description: 'Alias of headersJson' }),
   bodyJson: bodyValue.nullable(),
@@ -170,6 +218,7 @@ export const createEndpointInput = z
     jitterMs: endpointFields.jitterMs.optional(),
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
+    retry: endpointFields.retry.optional(),
     headersJson: endpointFields.headersJson.optional(),
     headers: endpointFields.headers.optional(),
     bodyJson: endpointFields.bodyJson.optional(),
@@ -206,6 +255,8 @@ export interface EndpointConfig {
   jitterMs: number;
   timeoutMs: number;
   maxResponseSizeKb: number;
+  /** null: one attempt per run (the spec). */
+  retry: RetrySettings | null;
   headers: Record<string, string> | null;
   body: EndpointBody | null;
 }
@@ -258,6 +309,7 @@ export function applyEndpointInput(
     jitterMs: 0,
     timeoutMs: LIMITS.timeoutDefaultMs,
     maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
+    retry: null,
     headers: null,
     body: null,
   };
@@ -275,6 +327,7 @@ export function applyEndpointInput(
   assign('jitterMs', input.jitterMs);
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
+  assign('retry', input.retry);
   if (headers.given) config.headers = headers.value;
   if (body.given) config.body = body.value;
 
@@ -338,6 +391,12 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
     issues.push({
       field: 'jitterMs',
       message: `jitterMs (${config.jitterMs}) must be at most half of baselineIntervalMs (${interval})`,
+    });
+  }
+  if (config.retry !== null && config.retry.backoffCapMs < config.retry.backoffBaseMs) {
+    issues.push({
+      field: 'retry.backoffCapMs',
+      message: `retry.backoffCapMs (${config.retry.backoffCapMs}) must be at least retry.backoffBaseMs (${config.retry.backoffBaseMs})`,
     });
   }
   if (config.body !== null && !METHODS_WITH_BODY.includes(config.method)) {

@@ -26,6 +26,22 @@ export const LIMITS = {
   listMaxLimit: 1000,
 } as const;
 
+/**
+ * Bounds of an endpoint's `retry` setting (issue #16, opt-in). Five more attempts at most: past that a
+ * transient failure is an outage, which the spec's failure backoff handles between runs. The base is at
+ * least 100 ms (the timeout floor: a faster hammer helps no one); the cap at most 300,000 ms (the
+ * timeout ceiling), so one run's lease stays below an hour: 6 attempts × 300 s + 5 waits × 300 s = 55 min.
+ */
+export const RETRY_LIMITS = {
+  attemptsMin: 1,
+  attemptsMax: 5,
+  backoffBaseDefaultMs: 1000,
+  backoffBaseMinMs: 100,
+  backoffBaseMaxMs: 60_000,
+  backoffCapDefaultMs: 30_000,
+  backoffCapMaxMs: 300_000,
+} as const;
+
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 export const METHODS_WITH_BODY: readonly HttpMethod[] = ['POST', 'PUT', 'PATCH'];

@@ -3,6 +3,7 @@
  * a minimum; the full records below are our documented choice.
  */
 import { z } from 'zod';
+import { retrySettings } from './endpoint.js';
 import { JOB_STATUSES } from './job.js';
 import { HTTP_METHODS } from './limits.js';
 
@@ -65,6 +66,7 @@ export const endpointRecord = z
       .meta({ description: 'Runs move later by up to this many ms (fixed per run id); 0: exact' }),
     timeoutMs: z.number().int(),
     maxResponseSizeKb: z.number().int(),
+    retry: retrySettings.nullable().meta({ description: 'Retries inside a run; null: one attempt per run (the spec)' }),
     headersJson: z
       .record(z.string(), z.string())
       .nullable()

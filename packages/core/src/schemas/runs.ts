@@ -29,6 +29,27 @@ export const listRunsQuery = pagingQuery(RUNS_LIMITS.listDefaultLimit).extend({
 });
 export type ListRunsQuery = z.infer<typeof listRunsQuery>;
 
+/** One HTTP call of a run whose endpoint has `retry` set (issue #16). */
+export const runAttemptRecord = z
+  .object({
+    attempt: z.number().int().meta({ description: '1 for the first call' }),
+    startedAt: isoTime,
+    durationMs: z.number().int(),
+    statusCode: z.number().int().nullable().meta({ description: 'null when no response arrived' }),
+    errorKind: z.string().nullable().meta({ description: "As the run's errorKind; null when this call succeeded" }),
+    errorMessage: z.string().nullable(),
+    retryAfterMs: z.number().int().nullable().meta({
+      description: "The response's Retry-After (seconds or an HTTP date) in ms; null when absent or unreadable",
+    }),
+    nextAttemptInMs: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The wait before the next attempt; null on the last one' }),
+  })
+  .meta({ id: 'RunAttempt' });
+export type RunAttemptRecord = z.infer<typeof runAttemptRecord>;
+
 export const runRecord = z
   .object({
     id: z.string(),
@@ -75,6 +96,15 @@ export const runRecord = z
       description: 'Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, test (open list)',
     }),
     attempt: z.number().int().meta({ description: 'Delivery attempt (2 after an executor crash, same id)' }),
+    attempts: z
+      .array(runAttemptRecord)
+      .nullable()
+      .meta({
+        description:
+          "Every HTTP call of the run, oldest first, when its endpoint has retry set (else null: one call). The run's " +
+          'statusCode, durationMs, completedAt, responseBody and error describe the last call; startedAt is the ' +
+          "first call's start. A failed run's errorMessage ends with why retrying stopped",
+      }),
   })
   .meta({ id: 'Run' });
 export type RunRecord = z.infer<typeof runRecord>;

@@ -49,7 +49,11 @@ export const endpointTools = [
       'its baseline. Give exactly one of baselineIntervalMs (milliseconds between runs, at least 1000) or ' +
       'baselineCron (five fields, in timezone, default UTC). minIntervalMs/maxIntervalMs bound every ' +
       'interval (AI hints included). jitterMs (default 0, at most 3600000 and half the interval) moves each ' +
-      'run later by a fixed per-run offset in [0, jitterMs] to spread load. description tells the AI planner how to adapt the schedule from the ' +
+      'run later by a fixed per-run offset in [0, jitterMs] to spread load. retry (default null: one call per run) ' +
+      'is { attempts: 1-5 more calls, backoffBaseMs (default 1000), backoffCapMs (default 30000) }: connection ' +
+      'errors, timeouts, 5xx and 429 are retried within the run with exponential backoff, honouring Retry-After ' +
+      'within the cap and never into the next planned run; the run records every attempt and counts one failure. ' +
+      'description tells the AI planner how to adapt the schedule from the ' +
       'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH.',
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,
@@ -91,7 +95,8 @@ export const endpointTools = [
     title: 'Update an endpoint',
     description:
       'Changes any subset of the endpoint input fields (null clears an optional field). Setting one baseline ' +
-      'replaces the other. The resulting configuration is validated as a whole. A masked header value ' +
+      'replaces the other. retry is replaced as a whole (null: no retries). The resulting configuration is ' +
+      'validated as a whole. A masked header value ' +
       '(********) keeps the stored one. Archived endpoints are read-only.',
     input: z.strictObject({ id: endpointId, jobId: parentJobId, ...updateEndpointInput.shape }),
     output: endpoint,

@@ -38,6 +38,7 @@ export function toRunRecord(run: Run): RunRecord {
     lateMs: run.startedAt.getTime() - run.scheduledAt.getTime(),
     source: run.source,
     attempt: run.attempt,
+    attempts: (run.attempts as RunRecord['attempts']) ?? null,
   };
 }
 

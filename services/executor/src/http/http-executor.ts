@@ -41,7 +41,7 @@ const DEFAULT_MAX_REDIRECTS = 5;
 
 interface TransferResult {
   /** Present once the final response's headers arrived. */
-  response: { statusCode: number; declaredBytes: number | null } | null;
+  response: { statusCode: number; declaredBytes: number | null; retryAfter: string | null } | null;
   finalUrl: string | null;
   body: Buffer;
   receivedBytes: number;
@@ -114,7 +114,11 @@ function transfer(request: PreparedRequest, settings: TransferSettings): Promise
     }, timeoutMs);
 
     stream.on('response', (incoming: http.IncomingMessage & { url: string }) => {
-      response = { statusCode: incoming.statusCode ?? 0, declaredBytes: declaredLength(incoming.headers) };
+      response = {
+        statusCode: incoming.statusCode ?? 0,
+        declaredBytes: declaredLength(incoming.headers),
+        retryAfter: incoming.headers['retry-after'] ?? null,
+      };
       finalUrl = incoming.url;
     });
     stream.on('data', (chunk: Buffer) => {
@@ -131,7 +135,9 @@ function transfer(request: PreparedRequest, settings: TransferSettings): Promise
     });
     stream.on('end', () => settle(true, null));
     stream.on('error', (error: Error & { response?: { statusCode: number } }) => {
-      if (!response && error.response) response = { statusCode: error.response.statusCode, declaredBytes: null };
+      if (!response && error.response) {
+        response = { statusCode: error.response.statusCode, declaredBytes: null, retryAfter: null };
+      }
       settle(false, describeTransferError(error, client.defaults.options.maxRedirects));
     });
   });
@@ -164,6 +170,7 @@ function toOutcome(result: TransferResult, startedAt: Date, durationMs: number):
     // (finalUrl is not recorded: it stays as received.)
     errorMessage: failure ? toStorableText(failure.message) : null,
     finalUrl: result.finalUrl,
+    retryAfter: response?.retryAfter ?? null,
   };
 }
 

@@ -58,6 +58,8 @@ export interface HttpOutcome {
   errorMessage: string | null;
   /** The URL that produced the final response (after redirects), or the last URL attempted. */
   finalUrl: string | null;
+  /** The final response's Retry-After header as sent (read by services/executor/src/retry.ts); absent or null without one. */
+  retryAfter?: string | null;
 }
 
 export interface HttpExecutorOptions {

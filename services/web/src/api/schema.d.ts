@@ -890,6 +890,7 @@ export interface components {
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
+            retry?: components["schemas"]["RetrySettings"] | null;
             headersJson?: {
                 [key: string]: string;
             } | null;
@@ -904,6 +905,24 @@ export interface components {
             body?: (string | {
                 [key: string]: unknown;
             } | unknown[]) | null;
+        };
+        /** @description Retries inside one run (default null: one attempt, the spec). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the spec's backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
+        RetrySettings: {
+            /**
+             * @description More attempts after the first (1 to 5)
+             * @example 2
+             */
+            attempts: number;
+            /**
+             * @description Wait before the first retry; retry n waits backoffBaseMs × 2^(n−1), at most backoffCapMs (default 1000)
+             * @default 1000
+             */
+            backoffBaseMs: number;
+            /**
+             * @description Longest wait between attempts, also for a Retry-After header: a longer Retry-After ends the retries (default 30000; at least backoffBaseMs)
+             * @default 30000
+             */
+            backoffCapMs: number;
         };
         /** @description Any subset of the endpoint input fields; null clears an optional field */
         UpdateEndpointInput: {
@@ -945,6 +964,7 @@ export interface components {
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
+            retry?: components["schemas"]["RetrySettings"] | null;
             headersJson?: {
                 [key: string]: string;
             } | null;
@@ -1103,6 +1123,8 @@ export interface components {
             jitterMs: number;
             timeoutMs: number;
             maxResponseSizeKb: number;
+            /** @description Retries inside a run; null: one attempt per run (the spec) */
+            retry: components["schemas"]["RetrySettingsOutput"] | null;
             /** @description Request headers; values of sensitive headers are masked as ******** */
             headersJson: {
                 [key: string]: string;
@@ -1270,6 +1292,27 @@ export interface components {
             source: string;
             /** @description Delivery attempt (2 after an executor crash, same id) */
             attempt: number;
+            /** @description Every HTTP call of the run, oldest first, when its endpoint has retry set (else null: one call). The run's statusCode, durationMs, completedAt, responseBody and error describe the last call; startedAt is the first call's start. A failed run's errorMessage ends with why retrying stopped */
+            attempts: components["schemas"]["RunAttempt"][] | null;
+        };
+        RunAttempt: {
+            /** @description 1 for the first call */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            startedAt: string;
+            durationMs: number;
+            /** @description null when no response arrived */
+            statusCode: number | null;
+            /** @description As the run's errorKind; null when this call succeeded */
+            errorKind: string | null;
+            errorMessage: string | null;
+            /** @description The response's Retry-After (seconds or an HTTP date) in ms; null when absent or unreadable */
+            retryAfterMs: number | null;
+            /** @description The wait before the next attempt; null on the last one */
+            nextAttemptInMs: number | null;
         };
         EndpointHealth: {
             endpointId: string;
@@ -1732,6 +1775,24 @@ export interface components {
              * @description ISO 8601 UTC timestamp
              */
             createdAt: string;
+        };
+        /** @description Retries inside one run (default null: one attempt, the spec). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the spec's backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
+        RetrySettingsOutput: {
+            /**
+             * @description More attempts after the first (1 to 5)
+             * @example 2
+             */
+            attempts: number;
+            /**
+             * @description Wait before the first retry; retry n waits backoffBaseMs × 2^(n−1), at most backoffCapMs (default 1000)
+             * @default 1000
+             */
+            backoffBaseMs: number;
+            /**
+             * @description Longest wait between attempts, also for a Retry-After header: a longer Retry-After ends the retries (default 30000; at least backoffBaseMs)
+             * @default 30000
+             */
+            backoffCapMs: number;
         };
     };
     responses: never;

@@ -26,6 +26,7 @@ function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     jitterMs: 0,
     timeoutMs: 30_000,
     maxResponseSizeKb: 100,
+    retry: null,
     headersJson: null,
     bodyJson: null,
     status: 'active',

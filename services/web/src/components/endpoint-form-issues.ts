@@ -17,6 +17,7 @@ const FIELD_OF_ISSUE: Record<string, FormField> = {
   maxIntervalMs: 'maxInterval',
   jitterMs: 'jitter',
   timeoutMs: 'timeout',
+  retry: 'retry',
   maxResponseSizeKb: 'maxResponseSizeKb',
   headersJson: 'headers',
   headers: 'headers',

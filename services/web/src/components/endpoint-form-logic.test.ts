@@ -164,6 +164,19 @@ describe('buildEndpointValues → create body', () => {
       },
     ],
     [
+      'retries with their backoff become retry',
+      { retryAttempts: '3', retryBase: { amount: '0.5', unit: 's' }, retryCap: { amount: '2', unit: 'min' } },
+      {
+        name: 'Export',
+        url: 'https://example.com/x',
+        method: 'GET',
+        baselineIntervalMs: 300_000,
+        timeoutMs: 30_000,
+        retry: { attempts: 3, backoffBaseMs: 500, backoffCapMs: 120_000 },
+        maxResponseSizeKb: 100,
+      },
+    ],
+    [
       'text body is sent as written',
       { method: 'PUT', bodyFormat: 'text', bodyText: 'since={{lastRunAt}}' },
       {
@@ -193,6 +206,13 @@ describe('buildEndpointValues: client-side checks', () => {
     ['three-field cron', { scheduleType: 'cron', cron: '* * *' }, 'cron', 'a cron expression has five fields'],
     ['no timeout', { timeout: { amount: '', unit: 's' } }, 'timeout', 'is required'],
     ['negative jitter', { jitter: { amount: '-1', unit: 's' } }, 'jitter', 'enter a positive number'],
+    ['too many retries', { retryAttempts: '6' }, 'retry', 'enter a whole number of retries from 0 to 5'],
+    [
+      'negative retry wait',
+      { retryAttempts: '2', retryBase: { amount: '-1', unit: 's' } },
+      'retry',
+      'enter a positive number',
+    ],
     ['fractional size', { maxResponseSizeKb: '1.5' }, 'maxResponseSizeKb', 'enter a whole number of KiB'],
     ['invalid JSON', { method: 'POST', bodyText: '{' }, 'body', 'not valid JSON'],
     ['JSON number', { method: 'POST', bodyText: '5' }, 'body', 'must be an object or an array'],
@@ -237,8 +257,25 @@ describe('buildPatchBody: only changed fields', () => {
     ['clear the body', { bodyText: '' }, { bodyJson: null }],
     ['set a floor', { minInterval: { amount: '1', unit: 'min' } }, { minIntervalMs: 60_000 }],
     ['set a jitter', { jitter: { amount: '2', unit: 'min' } }, { jitterMs: 120_000 }],
+    [
+      'turn retries on (default backoff)',
+      { retryAttempts: '2' },
+      { retry: { attempts: 2, backoffBaseMs: 1000, backoffCapMs: 30_000 } },
+    ],
   ])('%s', (_, change, patch) => {
     expect(buildPatchBody(valuesOf({ ...loaded, ...change }), stored)).toEqual(patch);
+  });
+
+  it('shows stored retries and sends null when they are cleared', () => {
+    const retried = endpoint({ retry: { attempts: 4, backoffBaseMs: 2000, backoffCapMs: 60_000 } });
+    const state = formStateFromEndpoint(retried);
+    expect(state).toMatchObject({
+      retryAttempts: '4',
+      retryBase: { amount: '2', unit: 's' },
+      retryCap: { amount: '1', unit: 'min' },
+    });
+    expect(buildPatchBody(valuesOf(state), retried)).toEqual({});
+    expect(buildPatchBody(valuesOf({ ...state, retryAttempts: '0' }), retried)).toEqual({ retry: null });
   });
 
   it('clearing the jitter field sends jitterMs 0 (the API default, not null)', () => {

@@ -46,6 +46,49 @@ function BodyField({ state, set, errors }: SectionProps) {
   );
 }
 
+/** Retries inside a run (opt-in): how many, and the backoff's base and cap once there are any. */
+function RetryFields({ state, set, errors }: SectionProps) {
+  const hasRetries = !['', '0'].includes(state.retryAttempts.trim());
+  return (
+    <>
+      <Field
+        label="Retries (optional)"
+        error={errors.fields.retry}
+        hint="More calls within the same run after a connection error, timeout, 5xx or 429 (0 to 5; empty: none). Each call is recorded; the run counts as one failure. Retry-After is honoured; retries never run into the next planned run."
+      >
+        <input
+          type="text"
+          inputMode="numeric"
+          value={state.retryAttempts}
+          onChange={(e) => set({ retryAttempts: e.target.value })}
+          placeholder="none"
+        />
+      </Field>
+      {hasRetries && (
+        <>
+          <Field label="First retry after" hint="Then doubling each time (0.1 s to 1 min).">
+            <DurationInput
+              value={state.retryBase}
+              onChange={(retryBase) => set({ retryBase })}
+              unitLabel="Retry backoff unit"
+            />
+          </Field>
+          <Field
+            label="Longest wait between retries"
+            hint="Also the longest Retry-After honoured: a target asking for more ends the retries (up to 5 min)."
+          >
+            <DurationInput
+              value={state.retryCap}
+              onChange={(retryCap) => set({ retryCap })}
+              unitLabel="Retry cap unit"
+            />
+          </Field>
+        </>
+      )}
+    </>
+  );
+}
+
 export function RequestFields({ state, set, errors }: SectionProps) {
   return (
     <fieldset className="endpoint-form-group">
@@ -53,6 +96,7 @@ export function RequestFields({ state, set, errors }: SectionProps) {
       <Field label="Timeout" error={errors.fields.timeout} hint="The whole request including the body; 0.1 s to 5 min.">
         <DurationInput value={state.timeout} onChange={(timeout) => set({ timeout })} unitLabel="Timeout unit" />
       </Field>
+      <RetryFields state={state} set={set} errors={errors} />
       <Field
         label="Response size limit (KiB)"
         error={errors.fields.maxResponseSizeKb}

@@ -31,6 +31,7 @@ export interface EndpointValues {
   maxIntervalMs: number | null;
   jitterMs: number;
   timeoutMs: number;
+  retry: Endpoint['retry'];
   maxResponseSizeKb: number;
   headersJson: Record<string, string> | null;
   bodyJson: Endpoint['bodyJson'];
@@ -92,6 +93,20 @@ function buildBody(state: EndpointFormState): { body: Endpoint['bodyJson']; erro
   return { body: parsed as Endpoint['bodyJson'], ...(methodError ? { error: methodError } : {}) };
 }
 
+/** The retry setting as typed: null when no retries (empty or 0 attempts); the API checks the bounds again. */
+function buildRetry(state: EndpointFormState, fields: FormErrors['fields']): Endpoint['retry'] {
+  const text = state.retryAttempts.trim();
+  if (text === '' || text === '0') return null;
+  const attempts = Number(text);
+  if (!Number.isInteger(attempts) || attempts < 0 || attempts > 5) {
+    fields.retry = 'enter a whole number of retries from 0 to 5';
+    return null;
+  }
+  const backoffBaseMs = readDuration(state.retryBase, 'retry', fields) ?? 1000;
+  const backoffCapMs = readDuration(state.retryCap, 'retry', fields) ?? 30_000;
+  return { attempts, backoffBaseMs, backoffCapMs };
+}
+
 function readDuration(duration: Duration, field: FormField, fields: FormErrors['fields']): number | null {
   const result = durationToMs(duration);
   if (result.ok) return result.ms;
@@ -122,6 +137,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
   const jitterMs = readDuration(state.jitter, 'jitter', fields) ?? 0;
   const timeoutMs = readDuration(state.timeout, 'timeout', fields);
   if (timeoutMs === null) fields.timeout ??= 'is required';
+  const retry = buildRetry(state, fields);
   const sizeKb = Number(state.maxResponseSizeKb.trim());
   if (state.maxResponseSizeKb.trim() === '' || !Number.isInteger(sizeKb) || sizeKb < 1) {
     fields.maxResponseSizeKb = 'enter a whole number of KiB, at least 1';
@@ -147,6 +163,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       maxIntervalMs,
       jitterMs,
       timeoutMs: timeoutMs ?? 0,
+      retry,
       maxResponseSizeKb: sizeKb,
       headersJson,
       bodyJson: body.body,

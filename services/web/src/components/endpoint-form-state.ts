@@ -42,6 +42,10 @@ export interface EndpointFormState {
   /** Empty: no jitter (jitterMs 0). */
   jitter: Duration;
   timeout: Duration;
+  /** More attempts after the first, as typed; empty or 0: no retries (retry null). */
+  retryAttempts: string;
+  retryBase: Duration;
+  retryCap: Duration;
   maxResponseSizeKb: string;
   headers: HeaderRow[];
   bodyFormat: BodyFormat;
@@ -60,6 +64,7 @@ export type FormField =
   | 'maxInterval'
   | 'jitter'
   | 'timeout'
+  | 'retry'
   | 'maxResponseSizeKb'
   | 'headers'
   | 'body';
@@ -98,6 +103,9 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     maxInterval: { amount: '', unit: 'min' },
     jitter: { amount: '', unit: 's' },
     timeout: { amount: '30', unit: 's' },
+    retryAttempts: '',
+    retryBase: { amount: '1', unit: 's' },
+    retryCap: { amount: '30', unit: 's' },
     maxResponseSizeKb: '100',
     headers: [],
     bodyFormat: 'json',
@@ -130,6 +138,9 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     maxInterval: msToDuration(endpoint.maxIntervalMs),
     jitter: msToDuration(endpoint.jitterMs > 0 ? endpoint.jitterMs : null, 's'),
     timeout: msToDuration(endpoint.timeoutMs, 's'),
+    retryAttempts: endpoint.retry ? String(endpoint.retry.attempts) : '',
+    retryBase: msToDuration(endpoint.retry?.backoffBaseMs ?? 1000, 's'),
+    retryCap: msToDuration(endpoint.retry?.backoffCapMs ?? 30_000, 's'),
     maxResponseSizeKb: String(endpoint.maxResponseSizeKb),
     headers,
     ...bodyToText(endpoint.bodyJson),

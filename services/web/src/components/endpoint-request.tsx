@@ -1,6 +1,7 @@
 /** What the endpoint sends: method, URL, limits, headers (secrets masked by the API), body, description. */
 import { formatDuration } from '../lib/time';
 import type { Endpoint } from './endpoint-queries';
+import { describeRetry } from './run-format';
 
 export function EndpointRequestPanel({ endpoint }: { endpoint: Endpoint }) {
   const headers = Object.entries(endpoint.headersJson ?? {});
@@ -22,6 +23,8 @@ export function EndpointRequestPanel({ endpoint }: { endpoint: Endpoint }) {
         </dd>
         <dt>Timeout</dt>
         <dd>{formatDuration(endpoint.timeoutMs)}</dd>
+        <dt>Retries</dt>
+        <dd>{describeRetry(endpoint.retry)}</dd>
         <dt>Response kept</dt>
         <dd>up to {endpoint.maxResponseSizeKb} KB</dd>
         <dt>Headers</dt>

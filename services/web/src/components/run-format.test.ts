@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { bodyExcerpt, describeLateness, formatResponseBody, isAiSource, sourceLabel } from './run-format';
+import {
+  bodyExcerpt,
+  describeAttempt,
+  describeLateness,
+  describeRetry,
+  formatResponseBody,
+  isAiSource,
+  sourceLabel,
+} from './run-format';
 
 describe('sourceLabel / isAiSource', () => {
   it.each([
@@ -46,4 +54,40 @@ describe('bodyExcerpt', () => {
     ['abcdefgh', 5, 'abcde…'],
     [{ a: 1 }, 100, '{\n  "a": 1\n}'],
   ])('%o (max %d) → %s', (body, max, text) => expect(bodyExcerpt(body, max)).toBe(text));
+});
+
+describe('retries', () => {
+  it('describes the setting', () => {
+    expect(describeRetry(null)).toBe('none (one call per run)');
+    expect(describeRetry({ attempts: 2, backoffBaseMs: 1000, backoffCapMs: 30_000 })).toBe(
+      '2 more calls, waiting 1 s then doubling, at most 30 s',
+    );
+  });
+
+  it('describes an attempt and the wait after it', () => {
+    const attempt = {
+      attempt: 1,
+      startedAt: '2026-03-01T12:00:00.000Z',
+      durationMs: 40,
+      statusCode: 503,
+      errorKind: 'http_status',
+      errorMessage: 'HTTP 503 Service Unavailable',
+      retryAfterMs: 2000,
+      nextAttemptInMs: 2000,
+    };
+    expect(describeAttempt(attempt)).toEqual({
+      outcome: 'HTTP 503 Service Unavailable',
+      next: 'retried after 2 s (Retry-After 2 s)',
+    });
+    expect(
+      describeAttempt({
+        ...attempt,
+        statusCode: 200,
+        errorKind: null,
+        errorMessage: null,
+        retryAfterMs: null,
+        nextAttemptInMs: null,
+      }),
+    ).toEqual({ outcome: 'HTTP 200', next: '—' });
+  });
 });

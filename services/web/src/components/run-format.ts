@@ -6,6 +6,7 @@ import type { Schemas } from '../api/client';
 import { formatDuration } from '../lib/time';
 
 export type Run = Schemas['Run'];
+export type RunAttempt = Schemas['RunAttempt'];
 
 /** Starting this close to the planned time counts as on time (queue hand-off takes a few ms). */
 const ON_TIME_MS = 1000;
@@ -51,4 +52,21 @@ export function bodyExcerpt(body: unknown, maxChars = 500): string {
   if (body === null || body === undefined || body === '') return '';
   const text = typeof body === 'string' ? body : JSON.stringify(body, null, 2);
   return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+}
+
+/** A run's endpoint retry setting as a sentence (endpoint detail). */
+export function describeRetry(retry: Schemas['Endpoint']['retry']): string {
+  if (retry === null || retry === undefined) return 'none (one call per run)';
+  const more = retry.attempts === 1 ? '1 more call' : `${retry.attempts} more calls`;
+  return `${more}, waiting ${formatDuration(retry.backoffBaseMs)} then doubling, at most ${formatDuration(retry.backoffCapMs)}`;
+}
+
+/** One attempt's outcome and what followed it, for the run page's attempts table. */
+export function describeAttempt(attempt: RunAttempt): { outcome: string; next: string } {
+  const outcome =
+    attempt.errorKind === null ? `HTTP ${attempt.statusCode ?? '—'}` : (attempt.errorMessage ?? attempt.errorKind);
+  const asked = attempt.retryAfterMs === null ? '' : ` (Retry-After ${formatDuration(attempt.retryAfterMs)})`;
+  const next =
+    attempt.nextAttemptInMs === null ? '—' : `retried after ${formatDuration(attempt.nextAttemptInMs)}${asked}`;
+  return { outcome, next };
 }

@@ -27,6 +27,7 @@ function run(id: string, scheduledOffsetMs: number, overrides: Partial<Run> = {}
     lateMs: 50,
     source: 'baseline-interval',
     attempt: 1,
+    attempts: null,
     ...overrides,
   };
 }

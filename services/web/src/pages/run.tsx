@@ -1,12 +1,13 @@
 /**
  * One run (`/runs/:runId`): outcome, why it ran (source), planned versus actual start, timings,
- * the error when it failed, and the response body.
+ * the error when it failed, every attempt when the endpoint retries, and the response body.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { endpointKey, fetchEndpoint } from '../components/endpoint-queries';
 import { RunSourceBadge, RunStatusBadge } from '../components/run-badges';
+import { RunAttempts } from '../components/run-attempts';
 import { describeLateness, type Run } from '../components/run-format';
 import { RunResponse } from '../components/run-response';
 import { QueryView } from '../components/states';
@@ -86,6 +87,7 @@ function RunView({ run }: { run: Run }) {
           </dd>
         </dl>
       </section>
+      <RunAttempts run={run} />
       <RunResponse run={run} />
     </>
   );
