@@ -17,3 +17,4 @@ export * from './account-admin.js';
 export * from './audit.js';
 export * from './analysis.js';
 export * from './advisory-lock.js';
+export * from './notifications.js';

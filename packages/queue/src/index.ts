@@ -2,3 +2,4 @@ export * from './connection.js';
 export * from './names.js';
 export * from './payloads.js';
 export * from './schedule-notifier.js';
+export * from './notification-queue.js';

@@ -22,6 +22,7 @@ import type { RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { NotificationEvents } from './notifications/notification-events.js';
 import type { OutcomeStash } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
 import type { RunningLock } from './running-lock.js';
@@ -43,6 +44,8 @@ export interface RunRecorderDeps {
   stash: OutcomeStash;
   runCompleted: Queue<RunCompletedPayload>;
   plannerRuns: Queue<RunCompletedPayload>;
+  /** Failing / recovered / auto-paused state changes and their notifications (issue #16); never rejects. */
+  notificationEvents?: NotificationEvents;
 }
 
 export class RunRecorder {
@@ -123,6 +126,9 @@ export class RunRecorder {
       pipeline.exec(),
       this.deps.runCompleted.addBulk(events),
       forPlanner.length > 0 ? this.deps.plannerRuns.addBulk(forPlanner) : undefined,
+      this.deps.notificationEvents?.afterRecorded(
+        items.filter(({ run }) => recorded.has(run.id)).map(({ run }) => run.endpointId),
+      ),
     ]);
     return items.map(({ run }) => recorded.has(run.id));
   }

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
+import { autoPauseAfterFailures } from './auto-pause.js';
 import { descriptionText, trimmedName } from './common.js';
 import { HTTP_METHODS, LIMITS, METHODS_WITH_BODY, RESERVED_HEADER_NAMES, type HttpMethod } from './limits.js';
 
@@ -76,7 +77,7 @@ const bodyValue = z
       'Request body for POST, PUT, PATCH: a string sent as-is, or JSON. Templates: {{lastRunAt}}, {{scheduledAt}}, {{runId}}, {{endpointId}}, {{now}}.',
   });
 
-const urlValue = z
+export const urlValue = z
   .string()
   .max(LIMITS.urlMaxLength, `must be at most ${LIMITS.urlMaxLength} characters`)
   .superRefine((value, ctx) => {
@@ -135,6 +136,7 @@ const endpointFields = {
         `At most ${JITTER_MAX_MS} and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs`,
       example: 0,
     }),
+  autoPauseAfterFailures,
   timeoutMs: z
     .number()
     .int('must be a whole number of milliseconds')
@@ -168,6 +170,7 @@ export const createEndpointInput = z
     minIntervalMs: endpointFields.minIntervalMs.optional(),
     maxIntervalMs: endpointFields.maxIntervalMs.optional(),
     jitterMs: endpointFields.jitterMs.optional(),
+    autoPauseAfterFailures: endpointFields.autoPauseAfterFailures.optional(),
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
     headersJson: endpointFields.headersJson.optional(),
@@ -204,6 +207,8 @@ export interface EndpointConfig {
   maxIntervalMs: number | null;
   /** 0: runs at the planned times (core/schedule/jitter.ts). */
   jitterMs: number;
+  /** null: the account's default (issue #16 auto-pause; both null = never). */
+  autoPauseAfterFailures: number | null;
   timeoutMs: number;
   maxResponseSizeKb: number;
   headers: Record<string, string> | null;
@@ -256,6 +261,7 @@ export function applyEndpointInput(
     minIntervalMs: null,
     maxIntervalMs: null,
     jitterMs: 0,
+    autoPauseAfterFailures: null,
     timeoutMs: LIMITS.timeoutDefaultMs,
     maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
     headers: null,
@@ -273,6 +279,7 @@ export function applyEndpointInput(
   assign('minIntervalMs', input.minIntervalMs);
   assign('maxIntervalMs', input.maxIntervalMs);
   assign('jitterMs', input.jitterMs);
+  assign('autoPauseAfterFailures', input.autoPauseAfterFailures);
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
   if (headers.given) config.headers = headers.value;
