@@ -397,3 +397,27 @@ export async function claimQuotaNotices(db: Database, now: Date): Promise<Raised
   }
   return events;
 }
+
+/** One endpoint event raised outside the recording path (the planner's pause): its rows' ids. */
+export async function raiseEndpointEvent(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  type: NotificationEvent,
+  extra: Record<string, unknown>,
+  now: Date,
+): Promise<string[]> {
+  const endpoint = await db.prisma.endpoint.findFirst({
+    where: { id: endpointId, accountId },
+    select: { name: true, jobId: true, failureCount: true },
+  });
+  if (!endpoint) return [];
+  const data = {
+    endpointId,
+    endpointName: endpoint.name,
+    jobId: endpoint.jobId,
+    failureCount: endpoint.failureCount,
+    ...extra,
+  };
+  return raiseNotifications(db, [{ accountId, endpointId, payload: { type, timestamp: now.toISOString(), data } }]);
+}
