@@ -24,7 +24,7 @@ import {
   type Notification,
   type NotificationChannel,
 } from '@kairos/db';
-import { createNotificationQueue } from '@kairos/queue';
+import { createNotificationQueue, type NotificationQueue } from '@kairos/queue';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
@@ -111,8 +111,10 @@ function toNotificationRecord(row: Notification): z.output<typeof notificationRe
 
 export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const tags = ['Notifications'];
-  const queue = createNotificationQueue(deps.redis, deps.config.KAIROS_QUEUE_PREFIX);
+  // Created at the first test send: registering routes connects to nothing (pnpm web:api builds them offline).
+  let queue: NotificationQueue | null = null;
   const publish = async (ids: string[]) => {
+    queue ??= createNotificationQueue(deps.redis, deps.config.KAIROS_QUEUE_PREFIX);
     // A lost publish (Redis down) leaves the row pending: the executors' sweep re-adds it within a minute or two.
     await queue
       .enqueue(ids)
