@@ -49,7 +49,9 @@ export const endpointTools = [
       'its baseline. Give exactly one of baselineIntervalMs (milliseconds between runs, at least 1000) or ' +
       'baselineCron (five fields, in timezone, default UTC). minIntervalMs/maxIntervalMs bound every ' +
       'interval (AI hints included). jitterMs (default 0, at most 3600000 and half the interval) moves each ' +
-      'run later by a fixed per-run offset in [0, jitterMs] to spread load. description tells the AI planner how to adapt the schedule from the ' +
+      'run later by a fixed per-run offset in [0, jitterMs] to spread load. autoPauseAfterFailures (1 to 1000, ' +
+      "default null = the account's default, off unless set) pauses the endpoint after that many consecutive " +
+      'failures. description tells the AI planner how to adapt the schedule from the ' +
       'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH.',
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,
