@@ -193,13 +193,13 @@ export const endpointInput = (overrides: Record<string, unknown> = {}): Record<s
 
 /** One of each resource a route can name, by its path parameter (`:jobId`, `:runId`, …), with the device-flow access token. */
 export interface RouteResources {
-  ids: { jobId: string; endpointId: string; runId: string; sessionId: string; tokenId: string };
+  ids: { jobId: string; endpointId: string; runId: string; sessionId: string; tokenId: string; channelId: string };
   accessToken: string;
 }
 
 /**
- * Creates, in the account, a job, an endpoint, a recorded run, an analysis session and an approved
- * device-flow token: what the tests that walk every route (route-matrix, fuzz) fill path parameters from.
+ * Creates, in the account, a job, an endpoint, a recorded run, an analysis session, an approved
+ * device-flow token and a notification channel: what the tests that walk every route (route-matrix, fuzz) fill path parameters from.
  */
 export async function createRouteResources(
   harness: ApiHarness,
@@ -234,8 +234,22 @@ export async function createRouteResources(
   const accessToken = (await harness.http.post('/api/auth/device/token').send({ device_code: code.device_code })).body
     .access_token as string;
   const token = await harness.db.prisma.accessToken.findFirstOrThrow({ where: { accountId: account.accountId } });
+  const channel = (
+    await api.post('/api/notification-channels', {
+      name: 'routes',
+      type: 'webhook',
+      url: 'https://hooks.test.invalid/',
+    })
+  ).body;
   return {
-    ids: { jobId: job.id, endpointId: endpoint.id, runId: run.id, sessionId: session.id, tokenId: token.id },
+    ids: {
+      jobId: job.id,
+      endpointId: endpoint.id,
+      runId: run.id,
+      sessionId: session.id,
+      tokenId: token.id,
+      channelId: channel.id,
+    },
     accessToken,
   };
 }

@@ -8,7 +8,7 @@
 import { createRedisConnection } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
-import { Executor } from '../services/executor/src/executor.js';
+import { Executor, type ExecutorOptions } from '../services/executor/src/executor.js';
 import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
 import type { ApiHarness } from './api.js';
@@ -24,6 +24,8 @@ export interface EngineOptions {
   executorConcurrency?: number;
   /** Start no executor (tests that inspect the queue). */
   withoutExecutor?: boolean;
+  /** The executor's notification delivery settings (SMTP, retry base, sweep interval). */
+  notifications?: ExecutorOptions['notifications'];
 }
 
 export interface Engine {
@@ -52,6 +54,7 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
         redisUrl: options.redisUrl,
         concurrency: options.executorConcurrency ?? 20,
         egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
+        ...(options.notifications ? { notifications: options.notifications } : {}),
       });
   return {
     scheduler,
@@ -68,6 +71,7 @@ export interface StartExecutorOptions {
   redisUrl?: string;
   concurrency: number;
   egress: EgressPolicy;
+  notifications?: ExecutorOptions['notifications'];
 }
 
 /** An executor alone on the harness's database and Redis prefix (started; `close()` it). */
@@ -80,6 +84,7 @@ export async function startExecutor(harness: ApiHarness, options: StartExecutorO
     concurrency: options.concurrency,
     egress: options.egress,
     masterKey: harness.masterKey,
+    ...(options.notifications ? { notifications: options.notifications } : {}),
   });
   await executor.start();
   return executor;

@@ -340,9 +340,17 @@ export async function updateAccountAiSettings(
     aiSchedulingEnabled?: boolean | undefined;
     aiShadowMode?: boolean | undefined;
     signingKeyGraceMinutes?: number | undefined;
+    notifyFailureThreshold?: number | undefined;
+    autoPauseAfterFailures?: number | null | undefined;
   },
 ) {
   const data = {
+    ...(settings.notifyFailureThreshold === undefined
+      ? {}
+      : { notifyFailureThreshold: settings.notifyFailureThreshold }),
+    ...(settings.autoPauseAfterFailures === undefined
+      ? {}
+      : { autoPauseAfterFailures: settings.autoPauseAfterFailures }),
     ...(settings.aiSchedulingEnabled === undefined ? {} : { aiSchedulingEnabled: settings.aiSchedulingEnabled }),
     ...(settings.aiShadowMode === undefined ? {} : { aiShadowMode: settings.aiShadowMode }),
     ...(settings.signingKeyGraceMinutes === undefined

@@ -38,3 +38,4 @@ export * from './scheduling.js';
 export * from './signing-keys.js';
 export * from './dashboard.js';
 export * from './audit.js';
+export * from './notifications.js';

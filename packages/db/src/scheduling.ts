@@ -37,8 +37,13 @@ function changeData(change: ScheduleChange, now: Date): Prisma.EndpointUpdateInp
   switch (change.kind) {
     case 'pause':
       return change.pausedUntil === null
-        ? { pausedUntil: null, pauseReason: null, pauseOrigin: null }
-        : { pausedUntil: change.pausedUntil, pauseReason: change.reason, pauseOrigin: change.origin };
+        ? { pausedUntil: null, pauseReason: null, pauseOrigin: null, autoPausedAt: null }
+        : {
+            pausedUntil: change.pausedUntil,
+            pauseReason: change.reason,
+            pauseOrigin: change.origin,
+            autoPausedAt: null,
+          };
     case 'interval-hint':
       return {
         hintIntervalMs: change.intervalMs,

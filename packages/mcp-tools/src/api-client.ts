@@ -127,6 +127,35 @@ export type AccountSettings = {
   aiSchedulingEnabled: boolean;
   aiShadowMode: boolean;
   signingKeyGraceMinutes: number;
+  notifyFailureThreshold: number;
+  autoPauseAfterFailures: number | null;
+};
+
+/** A notification channel (GET /api/notification-channels). */
+export type NotificationChannelInfo = {
+  id: string;
+  name: string;
+  type: 'webhook' | 'slack' | 'email';
+  url: string | null;
+  recipients: string[];
+  events: string[];
+  createdAt: string;
+};
+
+/** One notification and its delivery (GET /api/notifications). */
+export type NotificationInfo = {
+  id: string;
+  channelId: string | null;
+  event: string;
+  endpointId: string | null;
+  payload: { type: string; timestamp: string; data: Record<string, unknown> };
+  status: 'pending' | 'retrying' | 'delivered' | 'failed';
+  attempts: number;
+  responseCode: number | null;
+  error: string | null;
+  lastAttemptAt: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
 };
 
 export type JobActionResult = { success: true; job: JobRecord };
@@ -262,6 +291,20 @@ export class ApiClient {
         body: { signingKeyGraceMinutes },
       })
     ).settings;
+
+  // Notifications (issue #16)
+  createNotificationChannel = (input: Record<string, unknown>) =>
+    this.call<NotificationChannelInfo>('POST', '/api/notification-channels', { body: input });
+  listNotificationChannels = (query: Paging = {}) =>
+    this.page<NotificationChannelInfo>('/api/notification-channels', { ...query });
+  deleteNotificationChannel = (id: string) =>
+    this.call<{ success: true; channel: NotificationChannelInfo }>('DELETE', `/api/notification-channels/${seg(id)}`);
+  testNotificationChannel = (id: string) =>
+    this.call<NotificationInfo>('POST', `/api/notification-channels/${seg(id)}/test`);
+  listNotifications = (query: Paging & { channelId?: string; event?: string } = {}) =>
+    this.page<NotificationInfo>('/api/notifications', { ...query });
+  updateAccountSettings = async (input: Partial<AccountSettings>) =>
+    (await this.call<{ settings: AccountSettings }>('PATCH', '/api/account/settings', { body: input })).settings;
 
   // Documentation
   getLlmsTxt = () => this.call<string>('GET', '/api/llms.txt', { authenticate: false });

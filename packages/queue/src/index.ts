@@ -3,3 +3,4 @@ export * from './names.js';
 export * from './payloads.js';
 export * from './schedule-notifier.js';
 export * from './trace-context.js';
+export * from './notification-queue.js';

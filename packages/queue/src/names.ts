@@ -20,6 +20,11 @@ export const QUEUES = {
   runCompletedForPlanner: 'run-completed-planner',
   /** "Test now" executions requested through the API (api → executor; the API awaits the result). */
   testRuns: 'test-runs',
+  /**
+   * A notification to deliver to one channel (executor, api, planner → the executor's notification
+   * worker, issue #16), plus the worker's repeatable quota check.
+   */
+  notifications: 'notifications',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];

@@ -64,3 +64,26 @@ export const testRunResult = z.object({
   errorMessage: z.string().optional(),
 });
 export type TestRunResult = z.infer<typeof testRunResult>;
+
+/** → executor: deliver the notification row with this id (its channel, payload and attempts are in PostgreSQL). */
+export const notificationJobPayload = z.object({ notificationId: z.string() });
+export type NotificationJobPayload = z.infer<typeof notificationJobPayload>;
+
+/**
+ * Delivery retries of a notification: 6 attempts, with the worker's backoff (type `notification`:
+ * exponential from its NOTIFICATION_RETRY_BASE_MS, 2 s by default → 2, 4, 8, 16, 32 s, about a minute
+ * in all, enough for a receiver's restart or a deploy). The job id is the notification id, so adding
+ * one twice delivers it once.
+ */
+export const NOTIFICATION_ATTEMPTS = 6;
+export const notificationJob = (notificationId: string) => ({
+  name: 'deliver',
+  data: { notificationId } satisfies NotificationJobPayload,
+  opts: {
+    jobId: notificationId,
+    attempts: NOTIFICATION_ATTEMPTS,
+    backoff: { type: 'notification' },
+    removeOnComplete: true,
+    removeOnFail: 1000,
+  },
+});

@@ -25,6 +25,7 @@ import { registerApiKeyRoutes } from './routes/api-keys.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import type { ApiDeps, ApiDepsInput } from './routes/deps.js';
 import { DEVICE_TOKEN_PATH, oauthErrorHandler, registerDeviceRoutes } from './routes/devices.js';
+import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
@@ -106,6 +107,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerApiKeyRoutes(routes, deps);
   registerAccountRoutes(routes, deps);
   registerAnalysisRoutes(routes, deps);
+  registerNotificationRoutes(routes, deps);
   registerAdminRoutes(routes, deps);
   registerDocsRoutes(router, routes, deps);
   registerMcpRoute(router, deps); // POST /api/mcp: the MCP tools over Streamable HTTP (not a REST route)

@@ -33,6 +33,11 @@ const schema = z.object({
     .default('admin@localhost'),
   NODE_ENV: z.string().optional(),
   /**
+   * SMTP server of email notification channels (the executors send; the api only refuses to create an
+   * email channel while this is unset). Same value as the executors'.
+   */
+  KAIROS_SMTP_URL: z.url().optional(),
+  /**
    * The web UI's built files (services/web/dist). Unset: the bundle beside this service; empty: the
    * api serves no UI (API-only deployments). A folder without index.html also serves no UI.
    */

@@ -73,8 +73,10 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     lastStatus: endpoint.lastStatus,
     failureCount: endpoint.failureCount,
     backoffMultiplier: backoffMultiplier(endpoint.failureCount),
+    autoPauseAfterFailures: endpoint.autoPauseAfterFailures,
     pausedUntil: pauseActive ? iso(endpoint.pausedUntil) : null,
     pauseReason: pauseActive ? endpoint.pauseReason : null,
+    autoPausedAt: pauseActive ? iso(endpoint.autoPausedAt) : null,
     hints: {
       interval: intervalActive
         ? {

@@ -6,6 +6,8 @@ import { TIER_LIMITS } from '@kairos/core';
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
 
 let harness: ApiHarness;
+/** The notification and auto-pause settings at their defaults (issue #16). */
+const THRESHOLDS = { notifyFailureThreshold: 3, autoPauseAfterFailures: null };
 
 beforeAll(async () => {
   harness = await createApiHarness();
@@ -67,16 +69,32 @@ describe('PATCH /api/account/settings', () => {
     const { account, api } = await newAccount();
     const off = await api.patch('/api/account/settings', { aiSchedulingEnabled: false });
     expect(off.status).toBe(200);
-    expect(off.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: false, signingKeyGraceMinutes: 0 });
+    expect(off.body.settings).toEqual({
+      aiSchedulingEnabled: false,
+      aiShadowMode: false,
+      signingKeyGraceMinutes: 0,
+      ...THRESHOLDS,
+    });
     expect(off.body).not.toHaveProperty('aiSchedulingEnabled');
     const shadow = await api.patch('/api/account/settings', { aiShadowMode: true });
-    expect(shadow.body.settings).toEqual({ aiSchedulingEnabled: false, aiShadowMode: true, signingKeyGraceMinutes: 0 });
+    expect(shadow.body.settings).toEqual({
+      aiSchedulingEnabled: false,
+      aiShadowMode: true,
+      signingKeyGraceMinutes: 0,
+      ...THRESHOLDS,
+    });
     const both = await api.patch('/api/account/settings', { aiSchedulingEnabled: true, aiShadowMode: false });
-    expect(both.body.settings).toEqual({ aiSchedulingEnabled: true, aiShadowMode: false, signingKeyGraceMinutes: 0 });
+    expect(both.body.settings).toEqual({
+      aiSchedulingEnabled: true,
+      aiShadowMode: false,
+      signingKeyGraceMinutes: 0,
+      ...THRESHOLDS,
+    });
     expect((await api.get('/api/account')).body.settings).toEqual({
       aiSchedulingEnabled: true,
       aiShadowMode: false,
       signingKeyGraceMinutes: 0,
+      ...THRESHOLDS,
     });
     const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(stored).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false });

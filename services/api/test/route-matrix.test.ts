@@ -30,6 +30,7 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   denyDevice: () => ({ user_code: 'BBBB-BBBB' }),
   adminUpdateAccount: () => ({ tier: 'enterprise' }),
   updateAccountSettings: () => ({ aiSchedulingEnabled: false }),
+  createNotificationChannel: () => ({ name: 'sample', type: 'webhook', url: 'https://hooks.test.invalid/' }),
 };
 
 let harness: ApiHarness;

@@ -18,6 +18,12 @@ const schema = z.object({
         .filter(Boolean),
     ),
   KAIROS_MASTER_KEY: z.string().optional(),
+  /** SMTP server for email notification channels, e.g. smtp://user:pass@mail.internal:587 (unset: no email). */
+  KAIROS_SMTP_URL: z.url().optional(),
+  /** Sender of notification emails. */
+  KAIROS_SMTP_FROM: z.string().min(3).default('Kairos <kairos@localhost>'),
+  /** First notification retry delay; doubles per attempt (6 attempts: 2, 4, 8, 16, 32 s by default). */
+  KAIROS_NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(2000),
   /** `production` refuses to start without KAIROS_MASTER_KEY (no development key file). */
   NODE_ENV: z.string().optional(),
   EXECUTOR_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3002),

@@ -13,6 +13,7 @@ import { type Database } from '@kairos/db';
 import { markScheduleDirty } from '@kairos/db/system';
 import {
   QUEUES,
+  createNotificationQueue,
   createScheduleChangeNotifier,
   plannedRunPayload,
   processJobSpan,
@@ -29,6 +30,9 @@ import type { Redis } from 'ioredis';
 import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
+import type { SmtpSettings } from './notifications/channels.js';
+import { NotificationEvents } from './notifications/notification-events.js';
+import { NotificationWorker } from './notifications/notification-worker.js';
 import { OutcomeStash } from './outcome-stash.js';
 import { RunQuota } from './run-quota.js';
 import { Retries } from './retry.js';
@@ -63,6 +67,8 @@ export interface ExecutorOptions {
   masterKey: Buffer;
   userAgent?: string;
   now?: () => Date;
+  /** Notification delivery (issue #16): SMTP for email channels (null: email deliveries fail), retry base. */
+  notifications?: { smtp: SmtpSettings | null; retryBaseMs?: number; sweepEveryMs?: number };
 }
 
 export class Executor {
@@ -76,6 +82,7 @@ export class Executor {
   /** Skips that change the next run are published like every schedule change: row marked dirty first. */
   private readonly scheduleChanges: ScheduleNotifier;
   private readonly deps: ExecuteDeps;
+  private readonly notificationWorker: NotificationWorker;
 
   constructor(private readonly options: ExecutorOptions) {
     const producer = this.connect();
@@ -103,6 +110,27 @@ export class Executor {
     const runQuota = new RunQuota(options.db, producer, options.prefix);
     const stash = new OutcomeStash(options.prefix);
     const now = options.now ?? (() => new Date());
+    this.notificationWorker = new NotificationWorker({
+      db: options.db,
+      connect: () => this.connect(),
+      prefix: options.prefix,
+      logger: options.logger,
+      masterKey: options.masterKey,
+      egress: options.egress,
+      smtp: options.notifications?.smtp ?? null,
+      now,
+      ...(options.notifications?.retryBaseMs === undefined ? {} : { retryBaseMs: options.notifications.retryBaseMs }),
+      ...(options.notifications?.sweepEveryMs === undefined
+        ? {}
+        : { sweepEveryMs: options.notifications.sweepEveryMs }),
+    });
+    const notificationEvents = new NotificationEvents({
+      db: options.db,
+      queue: createNotificationQueue(producer, options.prefix),
+      logger: options.logger,
+      replan: (endpointIds) => this.scheduleChanges.notify(endpointIds, 'auto-paused'),
+      now,
+    });
     this.deps = {
       db: options.db,
       http: this.http,
@@ -115,6 +143,7 @@ export class Executor {
         stash,
         runCompleted: this.runCompleted,
         runCompletedForPlanner: this.runCompletedForPlanner,
+        notificationEvents,
       }),
       retries: new Retries({ db: options.db, redis: producer, prefix: options.prefix, now }),
       masterKey: options.masterKey,
@@ -210,6 +239,7 @@ export class Executor {
       worker.on('error', (error) => logger.error('worker error', { queue: worker.name, error: error.message }));
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    await this.notificationWorker.start();
   }
 
   /** Executions in flight in this process now. */
@@ -227,7 +257,10 @@ export class Executor {
    * (BullMQ 6.7's close(true) cannot follow a close() already in progress: it returns the first.)
    */
   async close(options: { timeoutMs?: number } = {}): Promise<{ released: number }> {
-    const drained = Promise.all(this.workers.map((worker) => worker.close())).then(() => 'drained' as const);
+    const drained = Promise.all([
+      ...this.workers.map((worker) => worker.close()),
+      this.notificationWorker.close(),
+    ]).then(() => 'drained' as const);
     if (options.timeoutMs !== undefined) {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<'deadline'>((resolve) => {

@@ -24,6 +24,7 @@ import { traceContextOf, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { NotificationEvents } from './notifications/notification-events.js';
 import type { OutcomeStash } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
 import type { RunningLock } from './running-lock.js';
@@ -47,6 +48,8 @@ export interface RunRecorderDeps {
   stash: OutcomeStash;
   runCompleted: Queue<RunCompletedPayload>;
   runCompletedForPlanner: Queue<RunCompletedPayload>;
+  /** Failing / recovered / auto-paused state changes and their notifications (issue #16); never rejects. */
+  notificationEvents?: NotificationEvents;
 }
 
 export class RunRecorder {
@@ -146,6 +149,9 @@ export class RunRecorder {
       pipeline.exec(),
       this.deps.runCompleted.addBulk(events),
       forPlanner.length > 0 ? this.deps.runCompletedForPlanner.addBulk(forPlanner) : undefined,
+      this.deps.notificationEvents?.afterRecorded(
+        items.filter(({ run }) => recorded.has(run.id)).map(({ run }) => run.endpointId),
+      ),
     ]);
     return items.map(({ run }) => recorded.has(run.id));
   }

@@ -26,6 +26,10 @@ const executor = new Executor({
   concurrency: config.EXECUTOR_CONCURRENCY,
   egress: { allowPrivateTargets: config.KAIROS_ALLOW_PRIVATE_TARGETS, allowCidrs: config.KAIROS_ALLOWED_TARGET_CIDRS },
   masterKey,
+  notifications: {
+    smtp: config.KAIROS_SMTP_URL ? { url: config.KAIROS_SMTP_URL, from: config.KAIROS_SMTP_FROM } : null,
+    retryBaseMs: config.KAIROS_NOTIFICATION_RETRY_BASE_MS,
+  },
 });
 
 const probeRedis = createProbeConnection(config.REDIS_URL);

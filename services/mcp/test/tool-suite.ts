@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
-/** The exact tool names, sorted (the spec names ten of them; docs list all 27). */
+/** The exact tool names, sorted (the spec names ten of them; docs list all 35). */
 export const EXPECTED_TOOL_NAMES = [
   'addEndpoint',
   'applyIntervalHint',
@@ -15,7 +15,9 @@ export const EXPECTED_TOOL_NAMES = [
   'archiveJob',
   'clearHints',
   'createJob',
+  'createNotificationChannel',
   'createSigningKey',
+  'deleteNotificationChannel',
   'getAnalysisSession',
   'getDashboard',
   'getEndpoint',
@@ -27,6 +29,8 @@ export const EXPECTED_TOOL_NAMES = [
   'listEndpointRuns',
   'listEndpoints',
   'listJobs',
+  'listNotificationChannels',
+  'listNotifications',
   'pauseEndpoint',
   'pauseJob',
   'resetFailures',
@@ -34,8 +38,10 @@ export const EXPECTED_TOOL_NAMES = [
   'revokePreviousSigningKey',
   'rotateSigningKey',
   'scheduleOneShot',
+  'setFailureThresholds',
   'setSigningKeyGraceMinutes',
   'testEndpoint',
+  'testNotificationChannel',
   'updateEndpoint',
   'updateJob',
 ];
@@ -97,6 +103,33 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
     previousKeyPrefix: null,
   });
   expect(await call('setSigningKeyGraceMinutes', { minutes: 0 })).toMatchObject({ signingKeyGraceMinutes: 0 });
+
+  // Notifications (issue #16): a channel, a test notification listed, the thresholds, deletion.
+  const channel = await call('createNotificationChannel', {
+    name: `ops ${label}`,
+    type: 'webhook',
+    url: 'https://hooks.test.invalid/kairos',
+    events: ['endpoint.failing', 'endpoint.recovered'],
+  });
+  expect(channel).toMatchObject({ type: 'webhook', events: ['endpoint.failing', 'endpoint.recovered'] });
+  expect(await callFailing('createNotificationChannel', { name: 'x', type: 'webhook', url: 'ftp://x' })).toMatch(
+    /^VALIDATION_ERROR: /,
+  );
+  expect((await call('listNotificationChannels', {})).channels.map((item: Structured) => item.id)).toContain(
+    channel.id,
+  );
+  const sent = await call('testNotificationChannel', { channelId: channel.id });
+  expect(sent).toMatchObject({ event: 'test', channelId: channel.id });
+  const notifications = await call('listNotifications', { channelId: channel.id });
+  expect(notifications.notifications.map((item: Structured) => item.id)).toEqual([sent.id]);
+  expect(await call('setFailureThresholds', { notifyFailureThreshold: 4, autoPauseAfterFailures: 10 })).toMatchObject({
+    notifyFailureThreshold: 4,
+    autoPauseAfterFailures: 10,
+  });
+  expect(await call('setFailureThresholds', { autoPauseAfterFailures: null })).toMatchObject({
+    autoPauseAfterFailures: null,
+  });
+  expect((await call('deleteNotificationChannel', { channelId: channel.id })).channel.id).toBe(channel.id);
 
   // Jobs.
   const job = await call('createJob', { name: `Orders ${label}`, description: 'Keeps orders in step' });

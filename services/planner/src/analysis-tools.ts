@@ -27,12 +27,13 @@ import {
 import {
   changeEndpointSchedule,
   listRecentRuns,
+  raiseEndpointEvent,
   loadSiblingSnapshots,
   recordAudit,
   type Database,
   type PlannerActionEntry,
 } from '@kairos/db';
-import type { ScheduleNotifier } from '@kairos/queue';
+import type { NotificationQueue, ScheduleNotifier } from '@kairos/queue';
 
 export interface ToolResult {
   content: string;
@@ -50,6 +51,9 @@ export interface AnalysisToolsOptions {
   /** The account's minimum interval (tier quota): a floor for interval proposals. */
   accountMinIntervalMs: number;
   now: () => Date;
+  /** endpoint.paused_by_planner notifications (issue #16); absent: none are raised. */
+  notifications?: NotificationQueue;
+  onNotificationError?: (error: Error) => void;
 }
 
 const AUDIT_ACTIONS: Record<string, string> = {
@@ -192,6 +196,25 @@ export class AnalysisTools {
     return verdict!;
   }
 
+  /** The pause is applied: a notification failure must not undo or fail it (logged instead). */
+  private async raisePausedByPlanner(pausedUntil: Date, reason: string | null, now: Date): Promise<void> {
+    const { db, notifications, accountId, endpointId } = this.options;
+    if (!notifications) return;
+    try {
+      const ids = await raiseEndpointEvent(
+        db,
+        accountId,
+        endpointId,
+        'endpoint.paused_by_planner',
+        { pausedUntil: pausedUntil.toISOString(), reason },
+        now,
+      );
+      await notifications.enqueue(ids);
+    } catch (error) {
+      this.options.onNotificationError?.(error as Error);
+    }
+  }
+
   private async announce(
     tool: PlannerWriteTool,
     input: unknown,
@@ -203,6 +226,9 @@ export class AnalysisTools {
     const { change } = verdict;
     const kind = change.kind === 'pause' && change.pausedUntil === null ? 'resume' : change.kind;
     await notifier.notify([endpointId], `planner-${kind}`);
+    if (change.kind === 'pause' && change.pausedUntil !== null) {
+      await this.raisePausedByPlanner(change.pausedUntil, change.reason, now);
+    }
     await recordAudit(db, {
       accountId,
       actorType: 'planner',

@@ -44,8 +44,10 @@ import { claimAnalysis, countFailedAnalysesInARow, markScheduleDirty, pullAnalys
 import {
   QUEUES,
   createScheduleChangeNotifier,
+  createNotificationQueue,
   processJobSpan,
   runCompletedPayload,
+  type NotificationQueue,
   type RunCompletedPayload,
   type ScheduleNotifier,
 } from '@kairos/queue';
@@ -102,6 +104,7 @@ function toGateInput(gate: AnalysisGateRow, event: RunCompletedPayload, budgetRe
 export class Planner {
   private readonly client: Anthropic | null;
   private readonly notifier: ScheduleNotifier;
+  private readonly notifications: NotificationQueue;
   private readonly connections: Redis[] = [];
   private readonly now: () => Date;
   private worker: Worker | null = null;
@@ -119,6 +122,7 @@ export class Planner {
           error: error.message,
         }),
     });
+    this.notifications = createNotificationQueue(this.connections[0]!, options.prefix);
   }
 
   /** Whether a model is configured (false: degraded mode, nothing is analysed). */
@@ -164,6 +168,7 @@ export class Planner {
     // Waits for analyses in flight (each bounded by PLANNER_TIMEOUT_MS) so their sessions are recorded.
     await this.worker?.close();
     await this.notifier.close();
+    await this.notifications.close();
     for (const connection of this.connections) connection.disconnect();
   }
 
@@ -254,6 +259,9 @@ export class Planner {
     const tools = new AnalysisTools({
       db: this.options.db,
       notifier: this.notifier,
+      notifications: this.notifications,
+      onNotificationError: (error) =>
+        this.options.logger.warn('endpoint.paused_by_planner not raised', { error: error.message }),
       accountId: gate.accountId,
       endpointId: gate.endpointId,
       jobId: gate.jobId,

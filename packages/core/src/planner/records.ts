@@ -3,6 +3,7 @@
  * account's AI settings and budget (parts of the account record, which the spec leaves open).
  */
 import { z } from 'zod';
+import { autoPauseAfterFailures, failureCountSetting } from '../schemas/auto-pause.js';
 import { pagingQuery } from '../schemas/common.js';
 import { SIGNING_KEY_GRACE_MAX_MINUTES } from '../signing/signature.js';
 import type { AiBudgetState } from './budget.js';
@@ -88,6 +89,12 @@ const signingKeyGraceMinutes = z
       `(X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max ${SIGNING_KEY_GRACE_MAX_MINUTES} (7 days)`,
   });
 
+/** Issue #16: an endpoint is "failing" (notification endpoint.failing) after this many consecutive failures. */
+const notifyFailureThreshold = failureCountSetting(
+  'Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on ' +
+    'its next success (default 3)',
+);
+
 /** Settings > AI Features (part of the account record). */
 export const aiSettingsRecord = z
   .object({
@@ -96,8 +103,13 @@ export const aiSettingsRecord = z
       .boolean()
       .meta({ description: 'The planner records its proposals in analysis sessions without applying them' }),
     signingKeyGraceMinutes,
+    notifyFailureThreshold,
+    autoPauseAfterFailures,
   })
-  .meta({ id: 'AccountSettings', description: 'AI features and the signing key rotation grace window' });
+  .meta({
+    id: 'AccountSettings',
+    description: 'AI features, the signing key rotation grace window, notification and auto-pause thresholds',
+  });
 
 /** The planner's token budget this period (part of the account record). */
 export const aiBudgetRecord = z
@@ -127,13 +139,12 @@ export const accountSettingsInput = z
     aiSchedulingEnabled: z.boolean().optional().meta({ description: 'Enable AI Scheduling' }),
     aiShadowMode: z.boolean().optional().meta({ description: 'Record planner proposals without applying them' }),
     signingKeyGraceMinutes: signingKeyGraceMinutes.optional(),
+    notifyFailureThreshold: notifyFailureThreshold.optional(),
+    autoPauseAfterFailures: autoPauseAfterFailures.optional(),
   })
-  .refine(
-    (input) =>
-      input.aiSchedulingEnabled !== undefined ||
-      input.aiShadowMode !== undefined ||
-      input.signingKeyGraceMinutes !== undefined,
-    { message: 'send aiSchedulingEnabled, aiShadowMode and/or signingKeyGraceMinutes' },
-  )
+  .refine((input) => Object.values(input).some((value) => value !== undefined), {
+    message:
+      'send aiSchedulingEnabled, aiShadowMode, signingKeyGraceMinutes, notifyFailureThreshold and/or autoPauseAfterFailures',
+  })
   .meta({ id: 'AccountSettingsInput' });
 export type AccountSettingsInput = z.infer<typeof accountSettingsInput>;

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
+import { autoPauseAfterFailures } from './auto-pause.js';
 import { descriptionText, trimmedName } from './common.js';
 import {
   HTTP_METHODS,
@@ -83,7 +84,7 @@ const bodyValue = z
       'Request body for POST, PUT, PATCH: a string sent as-is, or JSON. Templates: {{lastRunAt}}, {{scheduledAt}}, {{runId}}, {{endpointId}}, {{now}}.',
   });
 
-const urlValue = z
+export const urlValue = z
   .string()
   .max(LIMITS.urlMaxLength, `must be at most ${LIMITS.urlMaxLength} characters`)
   .superRefine((value, ctx) => {
@@ -182,6 +183,7 @@ const endpointFields = {
         `At most ${JITTER_MAX_MS} and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs`,
       example: 0,
     }),
+  autoPauseAfterFailures,
   timeoutMs: z
     .number()
     .int('must be a whole number of milliseconds')
@@ -216,6 +218,7 @@ export const createEndpointInput = z
     minIntervalMs: endpointFields.minIntervalMs.optional(),
     maxIntervalMs: endpointFields.maxIntervalMs.optional(),
     jitterMs: endpointFields.jitterMs.optional(),
+    autoPauseAfterFailures: endpointFields.autoPauseAfterFailures.optional(),
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
     retry: endpointFields.retry.optional(),
@@ -253,6 +256,8 @@ export interface EndpointConfig {
   maxIntervalMs: number | null;
   /** 0: runs at the planned times (core/schedule/jitter.ts). */
   jitterMs: number;
+  /** null: the account's default (issue #16 auto-pause; both null = never). */
+  autoPauseAfterFailures: number | null;
   timeoutMs: number;
   maxResponseSizeKb: number;
   /** null: one attempt per run (the spec). */
@@ -307,6 +312,7 @@ export function applyEndpointInput(
     minIntervalMs: null,
     maxIntervalMs: null,
     jitterMs: 0,
+    autoPauseAfterFailures: null,
     timeoutMs: LIMITS.timeoutDefaultMs,
     maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
     retry: null,
@@ -325,6 +331,7 @@ export function applyEndpointInput(
   assign('minIntervalMs', input.minIntervalMs);
   assign('maxIntervalMs', input.maxIntervalMs);
   assign('jitterMs', input.jitterMs);
+  assign('autoPauseAfterFailures', input.autoPauseAfterFailures);
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
   assign('retry', input.retry);

@@ -5,3 +5,5 @@ export * from './limits.js';
 export * from './records.js';
 export * from './runs.js';
 export * from './scheduling.js';
+export * from './notifications.js';
+export * from './auto-pause.js';

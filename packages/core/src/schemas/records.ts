@@ -85,8 +85,14 @@ export const endpointRecord = z
     lastStatus: z.enum(['success', 'failed']).nullable(),
     failureCount: z.number().int().meta({ description: 'Consecutive failures (drives backoff)' }),
     backoffMultiplier: z.number().int().meta({ description: 'Applied to the baseline interval: 1, 2, 4 … 32' }),
+    autoPauseAfterFailures: z.number().int().nullable().meta({
+      description: "Pause after this many consecutive failures; null: the account's default (null there too: never)",
+    }),
     pausedUntil: nullableTime,
     pauseReason: z.string().nullable(),
+    autoPausedAt: nullableTime.meta({
+      description: 'Set while the current pause is an auto-pause (autoPauseAfterFailures reached); resume clears it',
+    }),
     hints: z.object({
       interval: intervalHintRecord.nullable(),
       oneShot: oneShotHintRecord.nullable(),

@@ -1,2 +1,3 @@
 export * from './signature.js';
 export * from './secret-box.js';
+export * from './standard-webhooks.js';

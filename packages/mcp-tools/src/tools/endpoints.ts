@@ -53,7 +53,9 @@ export const endpointTools = [
       'is { attempts: 1-5 more calls, backoffBaseMs (default 1000), backoffCapMs (default 30000) }: connection ' +
       'errors, timeouts, 5xx and 429 are retried within the run with exponential backoff, honouring Retry-After ' +
       'within the cap and never into the next planned run; the run records every attempt and counts one failure. ' +
-      'description tells the AI planner how to adapt the schedule from the ' +
+      'autoPauseAfterFailures (1 to 1000, ' +
+      "default null = the account's default, off unless set) pauses the endpoint after that many consecutive " +
+      'failures. description tells the AI planner how to adapt the schedule from the ' +
       'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH.',
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,

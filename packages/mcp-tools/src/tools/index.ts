@@ -2,6 +2,7 @@ import type { KairosTool } from '../tool.js';
 import { analysisTools } from './analysis.js';
 import { endpointTools } from './endpoints.js';
 import { jobTools } from './jobs.js';
+import { notificationTools } from './notifications.js';
 import { runTools } from './runs.js';
 import { schedulingTools } from './scheduling.js';
 import { signingKeyTools } from './signing-keys.js';
@@ -14,6 +15,7 @@ export const KAIROS_TOOLS: readonly KairosTool[] = [
   ...runTools,
   ...analysisTools,
   ...signingKeyTools,
+  ...notificationTools,
 ];
 
 export const KAIROS_TOOL_NAMES: readonly string[] = KAIROS_TOOLS.map((tool) => tool.name);

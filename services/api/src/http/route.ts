@@ -62,6 +62,7 @@ const RESOURCE_OF_PARAM: Record<string, string> = {
   keyId: 'API key',
   tokenId: 'access token',
   accountId: 'account',
+  channelId: 'notification channel',
 };
 
 export class RouteRegistry {

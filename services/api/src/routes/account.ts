@@ -116,6 +116,8 @@ async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.outpu
       aiSchedulingEnabled: account.aiSchedulingEnabled,
       aiShadowMode: account.aiShadowMode,
       signingKeyGraceMinutes: account.signingKeyGraceMinutes,
+      notifyFailureThreshold: account.notifyFailureThreshold,
+      autoPauseAfterFailures: account.autoPauseAfterFailures,
     },
     aiBudget: toAiBudgetRecord(describeAiBudget(account, now)),
     createdAt: account.createdAt.toISOString(),
@@ -148,14 +150,16 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
       method: 'patch',
       path: '/api/account/settings',
       operationId: 'updateAccountSettings',
-      summary: 'Change the account settings (Enable AI Scheduling, shadow mode, signing key grace window)',
+      summary: 'Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds)',
       description:
         'aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on ' +
         'their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still ' +
         'analyses, and records its proposals in the sessions (marked shadow) without applying them. ' +
         'signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry ' +
         'the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ' +
-        'ends it early). A window already running keeps its expiry.',
+        'ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): ' +
+        'consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). ' +
+        'autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none.',
       tags: ['Account'],
       body: accountSettingsInput,
       responses: {

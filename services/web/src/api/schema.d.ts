@@ -729,8 +729,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the account settings (Enable AI Scheduling, shadow mode, signing key grace window)
-         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry.
+         * Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds)
+         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none.
          */
         patch: operations["updateAccountSettings"];
         trace?: never;
@@ -787,6 +787,85 @@ export interface paths {
          * @description actionsApplied lists every proposal the planner made, each with the result the governor gave (applied, refused and why, or not applied in shadow mode).
          */
         get: operations["getAnalysisSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's notification channels, newest first */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        /**
+         * Create a notification channel (webhook, slack or email)
+         * @description Events (default: all): endpoint.failing (consecutive failures reached the account setting notifyFailureThreshold, default 3), endpoint.recovered (its next success), endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted (90 % of runsPerMonth or aiTokensPerMonth, once a month each). One notification per state change, never one per run. webhook: a POST of the payload { type, timestamp, data } signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) with the account's signing key; the receiver's secret is 'whsec_' + base64 of the signing key as shown (its 64 characters as UTF-8). slack: an incoming-webhook URL, sent { text, blocks }. email: recipients, sent through the SMTP server configured on the server (409 CONFLICT when none is). At most 20 channels.
+         */
+        post: operations["createNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A notification channel */
+        get: operations["getNotificationChannel"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a notification channel
+         * @description Its notifications stay listed (channelId null); pending retries to it fail.
+         */
+        delete: operations["deleteNotificationChannel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notification-channels/{channelId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test notification to a channel
+         * @description Queues a notification with event "test" for this channel (whatever its events) and answers at once with the row (status pending); follow it in GET /api/notifications?channelId=… (delivered, or failed with the response code and error).
+         */
+        post: operations["testNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Notifications sent to the account’s channels and their delivery, newest first */
+        get: operations["listNotifications"];
         put?: never;
         post?: never;
         delete?: never;
@@ -886,6 +965,7 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            autoPauseAfterFailures?: number | null;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
@@ -960,6 +1040,7 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            autoPauseAfterFailures?: number | null;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
@@ -1044,6 +1125,40 @@ export interface components {
             aiShadowMode?: boolean;
             /** @description After a signing key rotation, the previous key keeps signing beside the new one for this many minutes (X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max 10080 (7 days) */
             signingKeyGraceMinutes?: number;
+            /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */
+            notifyFailureThreshold?: number;
+            autoPauseAfterFailures?: number | null;
+        };
+        CreateNotificationChannelInput: {
+            name: string;
+            /** @description Events this channel receives (default: all of endpoint.failing, endpoint.recovered, endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted) */
+            events?: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
+            /** @constant */
+            type: "webhook";
+            /**
+             * @description Receives a POST signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) with the account's signing key; private addresses are refused at delivery like endpoint URLs
+             * @example https://example.com/hooks/export
+             */
+            url: string;
+        } | {
+            name: string;
+            /** @description Events this channel receives (default: all of endpoint.failing, endpoint.recovered, endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted) */
+            events?: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
+            /** @constant */
+            type: "slack";
+            /**
+             * @description A Slack incoming-webhook URL (receives { text, blocks })
+             * @example https://example.com/hooks/export
+             */
+            url: string;
+        } | {
+            name: string;
+            /** @description Events this channel receives (default: all of endpoint.failing, endpoint.recovered, endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted) */
+            events?: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
+            /** @constant */
+            type: "email";
+            /** @description Email addresses (the server sends with the SMTP settings of its environment) */
+            recipients: string[];
         };
         UpdateAccountInput: {
             /** @enum {string} */
@@ -1148,8 +1263,12 @@ export interface components {
             failureCount: number;
             /** @description Applied to the baseline interval: 1, 2, 4 … 32 */
             backoffMultiplier: number;
+            /** @description Pause after this many consecutive failures; null: the account's default (null there too: never) */
+            autoPauseAfterFailures: number | null;
             pausedUntil: string | null;
             pauseReason: string | null;
+            /** @description Set while the current pause is an auto-pause (autoPauseAfterFailures reached); resume clears it */
+            autoPausedAt: string | null;
             hints: {
                 interval: components["schemas"]["IntervalHint"] | null;
                 oneShot: components["schemas"]["OneShotHint"] | null;
@@ -1622,7 +1741,7 @@ export interface components {
              */
             periodEnd: string;
         };
-        /** @description AI features and the signing key rotation grace window */
+        /** @description AI features, the signing key rotation grace window, notification and auto-pause thresholds */
         AccountSettings: {
             /** @description Settings > AI Features > Enable AI Scheduling */
             aiSchedulingEnabled: boolean;
@@ -1630,6 +1749,9 @@ export interface components {
             aiShadowMode: boolean;
             /** @description After a signing key rotation, the previous key keeps signing beside the new one for this many minutes (X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max 10080 (7 days) */
             signingKeyGraceMinutes: number;
+            /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */
+            notifyFailureThreshold: number;
+            autoPauseAfterFailures: number | null;
         };
         /** @description Model tokens the planner may use per calendar month (UTC) */
         AiBudget: {
@@ -1752,6 +1874,66 @@ export interface components {
             result: string;
             /** @description Whether the endpoint was changed */
             applied: boolean;
+        };
+        NotificationChannel: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            type: "webhook" | "slack" | "email";
+            /** @description webhook and slack: where notifications are POSTed */
+            url: string | null;
+            /** @description email: the recipients (empty for other types) */
+            recipients: string[];
+            /** @description The events this channel receives */
+            events: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+        };
+        DeleteNotificationChannelResult: {
+            /** @constant */
+            success: true;
+            channel: components["schemas"]["NotificationChannel"];
+        };
+        Notification: {
+            /** @description Also the webhook-id header: the same on every retry */
+            id: string;
+            /** @description null once the channel was deleted */
+            channelId: string | null;
+            /** @enum {string} */
+            event: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test";
+            endpointId: string | null;
+            /** @description The Standard Webhooks payload a webhook channel receives as its body */
+            payload: {
+                type: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                timestamp: string;
+                data: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * @description pending (not tried yet), retrying (a transient failure; retried with backoff), delivered, failed
+             * @enum {string}
+             */
+            status: "pending" | "retrying" | "delivered" | "failed";
+            attempts: number;
+            /** @description HTTP (or SMTP) status of the last attempt */
+            responseCode: number | null;
+            /** @description Why the last attempt failed */
+            error: string | null;
+            lastAttemptAt: string | null;
+            deliveredAt: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
         };
         AdminAccount: {
             id: string;
@@ -4616,6 +4798,386 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such resource in your account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 50, at most 1000) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of channels */
+            200: {
+                headers: {
+                    /** @description Number of channels */
+                    "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannel"][];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateNotificationChannelInput"];
+            };
+        };
+        responses: {
+            /** @description The new channel */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannel"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationChannel"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted channel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteNotificationChannelResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued test notification */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNotifications: {
+        parameters: {
+            query?: {
+                /** @description Page size (default 50, at most 1000) */
+                limit?: number;
+                /** @description Items to skip */
+                offset?: number;
+                /** @description Only notifications sent to this channel */
+                channelId?: string;
+                /** @description Only this event */
+                event?: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of notifications */
+            200: {
+                headers: {
+                    /** @description Notifications matching the filter */
+                    "X-Total-Count": string;
+                    /** @description RFC 8288 links to the first, prev, next and last pages, e.g. `</api/jobs?limit=100&offset=100>; rel="next"`: the request with only offset (and limit) changed, relative to the request, absolute under KAIROS_PUBLIC_URL when set. A relation is absent when there is no such page (no next on the last page, no prev on the first; no header at all for an empty list). */
+                    Link: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Notification"][];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,6 +39,8 @@ function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     backoffMultiplier: 1,
     pausedUntil: null,
     pauseReason: null,
+    autoPauseAfterFailures: null,
+    autoPausedAt: null,
     hints: { interval: null, oneShot: null },
     archivedAt: null,
     createdAt: now,

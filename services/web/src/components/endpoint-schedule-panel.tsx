@@ -85,6 +85,12 @@ function ScheduleFacts({ endpoint, now }: { endpoint: Endpoint; now: number }) {
       <dd>{endpoint.maxIntervalMs !== null ? formatDuration(endpoint.maxIntervalMs) : 'not set'}</dd>
       <dt>Jitter</dt>
       <dd>{endpoint.jitterMs > 0 ? `up to ${formatDuration(endpoint.jitterMs)} after the planned time` : 'none'}</dd>
+      <dt>Auto-pause</dt>
+      <dd>
+        {endpoint.autoPauseAfterFailures !== null
+          ? `after ${endpoint.autoPauseAfterFailures} consecutive failures`
+          : "the account's default (Settings > Notifications)"}
+      </dd>
       <dt>Consecutive failures</dt>
       <dd>
         {endpoint.failureCount} (backoff {endpoint.backoffMultiplier}x)
@@ -122,6 +128,7 @@ function ScheduleFacts({ endpoint, now }: { endpoint: Endpoint; now: number }) {
           <>
             until {formatDateTime(endpoint.pausedUntil)}
             {endpoint.pauseReason ? ` — ${endpoint.pauseReason}` : ''}
+            {endpoint.autoPausedAt ? ' (auto-paused: resume when the endpoint is fixed)' : ''}
           </>
         ) : endpoint.jobPaused ? (
           <>

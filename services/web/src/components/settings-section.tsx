@@ -12,6 +12,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'api-keys', title: 'API keys' },
   { id: 'signing-key', title: 'Signing key' },
   { id: 'ai-features', title: 'AI features' },
+  { id: 'notifications', title: 'Notifications' },
   { id: 'connected-devices', title: 'Connected devices' },
   { id: 'usage', title: 'Usage' },
 ] as const satisfies readonly SectionLink[];

@@ -1,5 +1,5 @@
 /**
- * Settings: API keys, the signing key, AI features, connected devices and usage, one section each
+ * Settings: API keys, the signing key, AI features, notifications, connected devices and usage, one section each
  * (each loads and fails on its own), with in-page links so /settings#ai-features opens on that part.
  */
 import { useIsFetching } from '@tanstack/react-query';
@@ -8,6 +8,7 @@ import { useLocation } from 'react-router';
 import { AiSettings } from '../components/settings-ai';
 import { ApiKeysSettings } from '../components/settings-api-keys';
 import { DevicesSettings } from '../components/settings-devices';
+import { NotificationSettings } from '../components/settings-notifications';
 import { SETTINGS_SECTIONS, SettingsSection } from '../components/settings-section';
 import { SigningKeySettings } from '../components/settings-signing-key';
 import { UsageSettings } from '../components/settings-usage';
@@ -16,6 +17,7 @@ const CONTENT: Record<(typeof SETTINGS_SECTIONS)[number]['id'], ReactNode> = {
   'api-keys': <ApiKeysSettings />,
   'signing-key': <SigningKeySettings />,
   'ai-features': <AiSettings />,
+  notifications: <NotificationSettings />,
   'connected-devices': <DevicesSettings />,
   usage: <UsageSettings />,
 };

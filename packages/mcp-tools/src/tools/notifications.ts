@@ -1,0 +1,147 @@
+/**
+ * Notification channels, deliveries and the failure thresholds (issue #16). The API validates every
+ * combination (a URL for webhook and slack, recipients for email); the input here is one flat
+ * object because MCP tool inputs are plain objects.
+ */
+import { FAILURE_SETTING_RANGE, NOTIFICATION_CHANNEL_TYPES, NOTIFICATION_EVENTS, pagingQuery } from '@kairos/core';
+import { z } from 'zod';
+import type { NotificationInfo } from '../api-client.js';
+import {
+  CHANGE,
+  IDEMPOTENT_CHANGE,
+  PAGING_NOTE,
+  READ_ONLY,
+  defineTool,
+  describePage,
+  idArg,
+  pageOutput,
+  toPage,
+} from '../tool.js';
+
+const channelRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(NOTIFICATION_CHANNEL_TYPES),
+  url: z.string().nullable(),
+  recipients: z.array(z.string()),
+  events: z.array(z.string()),
+  createdAt: z.string(),
+});
+const notificationRecord = z.object({
+  id: z.string(),
+  channelId: z.string().nullable(),
+  event: z.string(),
+  endpointId: z.string().nullable(),
+  payload: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
+  status: z.enum(['pending', 'retrying', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  responseCode: z.number().int().nullable(),
+  error: z.string().nullable(),
+  lastAttemptAt: z.string().nullable(),
+  deliveredAt: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+const channelId = idArg('notification channel');
+const paging = pagingQuery(50).shape;
+const failures = z.number().int().min(FAILURE_SETTING_RANGE.min).max(FAILURE_SETTING_RANGE.max);
+const describeDelivery = (row: NotificationInfo) =>
+  `Notification ${row.id} (${row.event}) is ${row.status} after ${row.attempts} attempt(s)` +
+  (row.error ? `: ${row.error}` : '.');
+
+export const notificationTools = [
+  defineTool({
+    name: 'createNotificationChannel',
+    title: 'Create a notification channel',
+    description:
+      'Where state changes are announced: type webhook (url; a POST signed in the Standard Webhooks format with ' +
+      "the account signing key, secret 'whsec_' + base64 of the rawKey), slack (url of an incoming webhook) or " +
+      'email (recipients; needs SMTP on the server, else CONFLICT). events (default all): endpoint.failing, ' +
+      'endpoint.recovered, endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted. One ' +
+      'notification per state change, never one per run.',
+    input: z.strictObject({
+      name: z.string().describe('A name to recognise the channel'),
+      type: z.enum(NOTIFICATION_CHANNEL_TYPES),
+      url: z.string().optional().describe('webhook and slack: the http(s) URL'),
+      recipients: z.array(z.string()).optional().describe('email: the recipients'),
+      events: z.array(z.enum(NOTIFICATION_EVENTS)).optional().describe('Events to receive (default all)'),
+    }),
+    output: channelRecord,
+    annotations: CHANGE,
+    run: (api, input) => api.createNotificationChannel(input),
+    summarize: (channel) => `Created ${channel.type} channel "${channel.name}" (${channel.id}).`,
+  }),
+  defineTool({
+    name: 'listNotificationChannels',
+    title: 'List notification channels',
+    description: `The account's notification channels, newest first. ${PAGING_NOTE}`,
+    input: z.strictObject(paging),
+    output: pageOutput('channels', channelRecord),
+    annotations: READ_ONLY,
+    run: async (api, args) => {
+      const { items, total } = await api.listNotificationChannels(args);
+      return toPage('channels', items, total, args.offset);
+    },
+    summarize: (page) => describePage('channels', page.channels.length, page),
+  }),
+  defineTool({
+    name: 'deleteNotificationChannel',
+    title: 'Delete a notification channel',
+    description: 'The channel stops receiving notifications; its past notifications stay listed.',
+    input: z.strictObject({ channelId }),
+    output: z.object({ success: z.literal(true), channel: channelRecord }),
+    annotations: { ...CHANGE, destructiveHint: true },
+    run: (api, { channelId: id }) => api.deleteNotificationChannel(id),
+    summarize: (result) => `Deleted channel "${result.channel.name}".`,
+  }),
+  defineTool({
+    name: 'testNotificationChannel',
+    title: 'Send a test notification',
+    description: 'Queues a "test" notification to the channel; follow its delivery with listNotifications (channelId).',
+    input: z.strictObject({ channelId }),
+    output: notificationRecord,
+    annotations: CHANGE,
+    run: (api, { channelId: id }) => api.testNotificationChannel(id),
+    summarize: describeDelivery,
+  }),
+  defineTool({
+    name: 'listNotifications',
+    title: 'List notifications and their delivery',
+    description:
+      `Notifications sent to the account's channels, newest first: event, status (pending, retrying, delivered, ` +
+      `failed), attempts, response code and error. Optional channelId and event filters. ${PAGING_NOTE}`,
+    input: z.strictObject({
+      ...paging,
+      channelId: z.string().optional().describe('Only this channel'),
+      event: z
+        .enum([...NOTIFICATION_EVENTS, 'test'])
+        .optional()
+        .describe('Only this event'),
+    }),
+    output: pageOutput('notifications', notificationRecord),
+    annotations: READ_ONLY,
+    run: async (api, args) => {
+      const { items, total } = await api.listNotifications(args);
+      return toPage('notifications', items, total, args.offset);
+    },
+    summarize: (page) => describePage('notifications', page.notifications.length, page),
+  }),
+  defineTool({
+    name: 'setFailureThresholds',
+    title: 'Set the failing and auto-pause thresholds',
+    description:
+      'notifyFailureThreshold (1 to 1000, default 3): consecutive failures after which an endpoint is failing ' +
+      '(endpoint.failing, then endpoint.recovered on its next success). autoPauseAfterFailures (1 to 1000, or ' +
+      'null = never, the default): the account default for endpoints that set none; such an endpoint is paused ' +
+      'with a reason and endpoint.auto_paused is sent; resume it with pauseEndpoint (pausedUntil null).',
+    input: z.strictObject({
+      notifyFailureThreshold: failures.optional(),
+      autoPauseAfterFailures: failures.nullable().optional(),
+    }),
+    annotations: IDEMPOTENT_CHANGE,
+    run: (api, input) => api.updateAccountSettings(input),
+    summarize: (settings) =>
+      `Failing after ${settings.notifyFailureThreshold} consecutive failures; auto-pause ` +
+      (settings.autoPauseAfterFailures === null ? 'off by default.' : `after ${settings.autoPauseAfterFailures}.`),
+  }),
+];

@@ -1,0 +1,24 @@
+/**
+ * Hands notifications to the executor's delivery worker (→ notifications queue, issue #16). The rows
+ * are written to PostgreSQL first (status pending); a lost publish (Redis down) is found by the
+ * worker's sweep, which re-adds pending rows under the same job id, so no notification is lost.
+ */
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { QUEUES } from './names.js';
+import { notificationJob, type NotificationJobPayload } from './payloads.js';
+
+export interface NotificationQueue {
+  enqueue(notificationIds: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createNotificationQueue(connection: Redis, prefix: string): NotificationQueue {
+  const queue = new Queue<NotificationJobPayload>(QUEUES.notifications, { connection, prefix });
+  return {
+    async enqueue(notificationIds) {
+      if (notificationIds.length > 0) await queue.addBulk(notificationIds.map(notificationJob));
+    },
+    close: () => queue.close(),
+  };
+}
