@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -28,19 +29,49 @@ export function summarize(values: number[]): { n: number; p50: number; p99: numb
   };
 }
 
+let template: Promise<string> | undefined;
+
+/** A migrated database: the migrations run once into a template, each scenario gets a copy (≈0.3 s, not ≈4 s). */
 export async function freshDatabase(name: string): Promise<string> {
+  template ??= migratedTemplate(`kairos_bench_template_${benchId()}`);
+  const source = await template;
   const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"`);
+  await admin.end();
+  return `${PG_BASE}/${name}`;
+}
+
+/** Drops the template made by freshDatabase (end of the benchmark). */
+export async function dropTemplate(): Promise<void> {
+  if (!template) return;
+  const name = await template;
+  const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
+}
+
+async function migratedTemplate(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
-  const url = `${PG_BASE}/${name}`;
   const migrate = spawnSync('node', [join(ROOT, 'scripts/prisma.mjs'), 'deploy'], {
-    env: { ...process.env, DATABASE_URL: url },
+    env: { ...process.env, DATABASE_URL: `${PG_BASE}/${name}` },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (migrate.status !== 0) throw new Error('migrations failed');
-  return url;
+  return name;
+}
+
+/** Drops a scenario's database. */
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: `${PG_BASE}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.end();
 }
 
 export interface ServiceSet {
@@ -87,18 +118,169 @@ export function startServices(names: string[], env: NodeJS.ProcessEnv): ServiceS
   };
 }
 
-/** A minimal keep-alive HTTP target in its own process; resolves with its port. */
-export async function startTarget(): Promise<{ port: number; stop(): void }> {
+/** What the target saw: each request's run id, arrival (epoch ms, sub-ms) and, from the floor, its due time. */
+export interface Arrivals {
+  runIds: string[];
+  arrivals: number[];
+  /** X-Bench-Due (the floor's own due time), NaN for Kairos's calls (their scheduledAt is in PostgreSQL). */
+  dues: number[];
+}
+
+export interface Target {
+  port: number;
+  url: string;
+  /** Hands over what arrived since the last call and forgets it. */
+  take(): Promise<Arrivals>;
+  stop(): void;
+}
+
+/**
+ * The target a user would point Kairos at, in its own process: node:http keep-alive, answers 200
+ * with a small JSON body, and records each request's arrival time and X-Service-Run-Id (issue #14:
+ * the outside view). The arrival is stamped when the request's headers are parsed.
+ */
+export async function startTarget(): Promise<Target> {
   const source = `
     const http = require('node:http');
-    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, {'content-type':'application/json'}); res.end('{"ok":true}'); }); });
+    let runIds = [], arrivals = [], dues = [];
+    const server = http.createServer((req, res) => {
+      arrivals.push(performance.timeOrigin + performance.now());
+      runIds.push(req.headers['x-service-run-id'] ?? '');
+      dues.push(Number(req.headers['x-bench-due'] ?? NaN));
+      req.resume();
+      req.on('end', () => { res.writeHead(200, {'content-type':'application/json'}); res.end('{"ok":true}'); });
+    });
     server.keepAliveTimeout = 60000;
-    server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
-  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+    process.on('message', () => { process.send({ runIds, arrivals, dues }); runIds = []; arrivals = []; dues = []; });
+    server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));`;
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise<number>((resolve) =>
-    child.stdout!.once('data', (data: Buffer) => resolve(Number(data.toString()))),
+    child.once('message', (message) => resolve((message as { port: number }).port)),
   );
-  return { port, stop: () => child.kill('SIGKILL') };
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/`,
+    take: () =>
+      new Promise<Arrivals>((resolve) => {
+        child.once('message', (message) => resolve(message as Arrivals));
+        child.send('take');
+      }),
+    stop: () => child.kill('SIGKILL'),
+  };
+}
+
+/** Runs bench/<script>.ts through tsx as a child process with `env`; `ipc` for scripts that talk back. */
+export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+}
+
+/**
+ * A throw-away redis-server on a free port for the whole benchmark (no persistence, hz 100): its
+ * INFO commandstats and used_memory belong to the benchmark alone, whatever else runs on the machine.
+ */
+export async function startRedis(): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--hz', '100'],
+    { stdio: 'ignore' },
+  );
+  const { Redis } = await import('ioredis');
+  const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    if (
+      await probe.connect().then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    await sleep(100);
+  }
+  probe.disconnect();
+  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A TCP relay in front of PostgreSQL that counts the frontend messages of the wire protocol: `Q`
+ * (simple query) and `E` (execute) are statements, `Q` and `S` (sync) are round trips. The services
+ * connect through it in the round-trip scenario only (it adds a hop).
+ */
+export async function startPgCounter(): Promise<{
+  port: number;
+  counts: Record<string, number>;
+  reset(): void;
+  stop(): void;
+}> {
+  const upstream = new URL(PG_BASE);
+  const counts: Record<string, number> = {};
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const server = connect(Number(upstream.port || 5432), upstream.hostname);
+    sockets.add(client).add(server);
+    let started = false;
+    let header = Buffer.alloc(0);
+    let skip = 0;
+    client.on('data', (chunk: Buffer) => {
+      let i = 0;
+      while (i < chunk.length) {
+        if (skip > 0) {
+          const n = Math.min(skip, chunk.length - i);
+          skip -= n;
+          i += n;
+          continue;
+        }
+        const need = started ? 5 : 4;
+        const take = Math.min(need - header.length, chunk.length - i);
+        header = Buffer.concat([header, chunk.subarray(i, i + take)]);
+        i += take;
+        if (header.length < need) continue;
+        if (started) {
+          const type = String.fromCharCode(header[0]!);
+          counts[type] = (counts[type] ?? 0) + 1;
+          skip = header.readInt32BE(1) - 4;
+        } else {
+          skip = header.readInt32BE(0) - 4; // the startup message has no type byte
+          started = true;
+        }
+        header = Buffer.alloc(0);
+      }
+      server.write(chunk);
+    });
+    server.pipe(client);
+    const close = () => {
+      client.destroy();
+      server.destroy();
+      sockets.delete(client);
+      sockets.delete(server);
+    };
+    client.on('close', close).on('error', close);
+    server.on('close', close).on('error', close);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    counts,
+    reset: () => {
+      for (const key of Object.keys(counts)) delete counts[key];
+    },
+    stop: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
 }
 
 export const benchId = () => randomBytes(3).toString('hex');

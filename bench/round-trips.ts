@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   });
   try {
     await sleep(1500);
-    const ids = await insertEndpoints(db, ENDPOINTS, `http://127.0.0.1:${target.port}/`);
+    const ids = await insertEndpoints(db, ENDPOINTS, `http://127.0.0.1:${target.port}/`, false);
     await announce(prefix, redis, ids);
     await sleep(WARMUP_MS);
     const pids = {

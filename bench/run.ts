@@ -1,79 +1,105 @@
 /**
- * `pnpm bench`: the engine's figures on this machine, each next to a baseline measured in the same run.
+ * `pnpm bench`: Kairos as a user gets it (issue #14), each figure next to a baseline measured in the
+ * same run, every process on its own:
  *
- *  1. dispatch lag (startedAt − scheduledAt) at 200, 1,000 and 3,000 due executions per second, all
- *     services as child processes + a local target; baseline: a bare BullMQ delayed queue with a
- *     no-op worker at the same rate;
- *  2. sustained recorded executions per second; baseline: got's raw ceiling against the same target;
- *  3. change-to-effect latency: API call (one-shot hint) → the new delayed job exists in Redis;
- *  4. 100,000 registered endpoints: Redis memory and the reconcile time after losing every key.
+ *  1. the outside view, at `pnpm start`'s defaults (no concurrency override, no model configured): a
+ *     target in its own process records each request's arrival and X-Service-Run-Id; lateness =
+ *     arrival − the run's scheduledAt (read from PostgreSQL by run id). Floor: bare BullMQ delayed jobs
+ *     and a got worker in Kairos's shape (bench/floor.ts). Ceiling: got's raw request rate against the
+ *     same target (bench/ceiling.ts). AI scheduling off, and on with no model configured;
+ *  2. round trips per execution: Redis commands (INFO commandstats of the benchmark's own
+ *     redis-server) and PostgreSQL statements and round trips (a counting relay, lib.ts);
+ *  3. the tuned runs (scheduler concurrency 100, executor 200), labelled as such;
+ *  4. change-to-effect latency: API call (one-shot hint) → the new delayed job exists in Redis;
+ *  5. BENCH_ENDPOINTS (default 100,000) registered endpoints: Redis memory per endpoint and the
+ *     reconcile time after losing every key (issue #15 asks for 1,000,000).
  *
- * Results are printed and written to bench/results.md. BENCH_QUICK=1 runs smaller, shorter versions.
+ * Results are printed and written to a git-ignored results-latest file in this folder (bench/results.md keeps the dated
+ * history, edited by hand). Knobs: BENCH_ONLY=outside|rt|tuned|change|scale (comma-separated),
+ * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (endpoints at 1 s, default 3000),
+ * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
  */
 import { writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { QUEUES } from '@kairos/queue';
 import { createDatabase, type Database } from '@kairos/db';
 import { createAccount } from '@kairos/db/system';
 import { createLogger } from '@kairos/runtime';
-import { Queue, QueueEvents, Worker } from 'bullmq';
-import got from 'got';
+import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import http from 'node:http';
 import { DueQueue } from '../services/scheduler/src/due-queue.js';
 import { Reconciler } from '../services/scheduler/src/reconcile.js';
-import { REDIS_URL, ROOT, benchId, freshDatabase, sleep, startServices, startTarget, summarize } from './lib.js';
+import {
+  PG_BASE,
+  ROOT,
+  benchId,
+  dropDatabase,
+  dropTemplate,
+  freshDatabase,
+  sleep,
+  startPgCounter,
+  startRedis,
+  startScript,
+  startServices,
+  startTarget,
+  summarize,
+  type Target,
+} from './lib.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-/** BENCH_ONLY=lag|change|scale runs one part (its figures go to bench/results-<part>.md). */
-const ONLY = process.env.BENCH_ONLY;
-const runs = (part: string) => !ONLY || ONLY === part;
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const runs = (part: string) => !ONLY || ONLY.includes(part);
 const MASTER_KEY_HEX = 'a'.repeat(64);
-const WINDOW_MS = QUICK ? 4000 : 10_000;
-const WARMUP_MS = QUICK ? 2000 : 4000;
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? (QUICK ? 4000 : 10_000));
+const WARMUP_MS = QUICK ? 3000 : 5000;
+const SUSTAINED = Number(process.env.BENCH_SUSTAINED ?? 3000);
 const lines: string[] = [];
 const report = (line: string) => {
   console.log(line);
   lines.push(line);
 };
-
-/** BENCH_EXECUTORS=<n>: executor processes in the lag scenarios (default 1: on two cores shared with PostgreSQL, Redis
- * and the scheduler, a second executor only adds contention — bench/results.md). */
-const executorNames = () =>
-  Array.from({ length: Number(process.env.BENCH_EXECUTORS ?? 1) }, (_, i) =>
-    i === 0 ? 'executor' : `executor#${i + 1}`,
-  );
+/** The Redis every scenario uses (main sets it: BENCH_REDIS_URL or a private redis-server). */
+let redisUrl = '';
+/** `pnpm start` runs these (the api is idle in these scenarios and left out). */
+const SERVICES = ['scheduler', 'executor', 'planner'];
+/** The tuned settings of the first benchmark (bench/results.md, 2026-11-21). */
+const TUNED = { EXECUTOR_CONCURRENCY: '200', SCHEDULER_CONCURRENCY: '100' };
 
 interface Env {
+  name: string;
   url: string;
   prefix: string;
   db: Database;
   env: NodeJS.ProcessEnv;
 }
 
-export async function setup(name: string): Promise<Env> {
-  const url = await freshDatabase(`kairos_bench_${name}`);
-  const prefix = `{kairos-bench-${benchId()}}`;
+/**
+ * A scenario's database and the services' environment: only what `pnpm start` itself sets or a
+ * deployment must (database, Redis, a master key, the target's address allowed), plus a key prefix
+ * of its own and ephemeral health ports. No model: ANTHROPIC_API_KEY is emptied.
+ */
+export async function setup(name: string, overrides: NodeJS.ProcessEnv = {}): Promise<Env> {
+  const dbName = `kairos_bench_${name}`;
+  const url = await freshDatabase(dbName);
+  const prefix = `{kb-${benchId()}}`;
   return {
+    name: dbName,
     url,
     prefix,
     db: createDatabase({ url, poolMax: 8 }),
     env: {
       DATABASE_URL: url,
-      REDIS_URL,
+      REDIS_URL: redisUrl,
       KAIROS_QUEUE_PREFIX: prefix,
       KAIROS_MASTER_KEY: MASTER_KEY_HEX,
       KAIROS_ALLOWED_TARGET_CIDRS: '127.0.0.1/32',
-      EXECUTOR_CONCURRENCY: '200',
-      SCHEDULER_CONCURRENCY: '100',
-      SCHEDULER_RECONCILE_INTERVAL_MS: '300000',
-      // BENCH_LOGS=1 shows the services' warnings and errors while investigating a figure.
+      ANTHROPIC_API_KEY: '',
       KAIROS_SILENT_LOGS: process.env.BENCH_LOGS ? 'false' : 'true',
-      // Several processes of one service run side by side: ephemeral health ports.
       SCHEDULER_HEALTH_PORT: '0',
       EXECUTOR_HEALTH_PORT: '0',
       PLANNER_HEALTH_PORT: '0',
+      ...overrides,
     },
   };
 }
@@ -81,6 +107,7 @@ export async function setup(name: string): Promise<Env> {
 async function teardown(env: Env, redis: Redis): Promise<void> {
   await env.db.close();
   await deleteKeys(env.prefix, redis);
+  await dropDatabase(env.name);
 }
 
 /** What FLUSHALL does to Kairos, limited to this run's prefix. */
@@ -94,31 +121,25 @@ async function deleteKeys(prefix: string, redis: Redis): Promise<void> {
 }
 
 /** `count` endpoints on a 1 s interval whose first runs spread evenly over one second. */
-export async function insertEndpoints(
-  db: Database,
-  count: number,
-  targetUrl: string,
-  intervalMs = 1000,
-): Promise<string[]> {
+export async function insertEndpoints(db: Database, count: number, targetUrl: string, ai: boolean): Promise<string[]> {
   const { account } = await createAccount(
     db,
     { email: `bench-${benchId()}@example.test`, tier: 'enterprise' },
     { masterKey: Buffer.from(MASTER_KEY_HEX, 'hex') },
   );
-  // AI scheduling off: these figures are the scheduling engine's; with it on, each run is also
-  // announced on run-completed-planner for the planner (its own cost, sized separately in docs/operations.md).
-  await db.pool.query(`UPDATE accounts SET "aiSchedulingEnabled" = false WHERE id = $1`, [account.id]);
+  // AI scheduling is on by default for a new account (prisma/schema.prisma).
+  if (!ai) await db.pool.query(`UPDATE accounts SET "aiSchedulingEnabled" = false WHERE id = $1`, [account.id]);
   const { rows: jobs } = await db.pool.query<{ id: string }>(
     `INSERT INTO jobs (id, "accountId", name, status, "updatedAt") VALUES (gen_random_uuid(), $1, 'bench', 'active', now()) RETURNING id`,
     [account.id],
   );
   const { rows } = await db.pool.query<{ id: string }>(
     `INSERT INTO endpoints (id, "accountId", "jobId", name, url, method, "baselineIntervalMs", "createdAt", "updatedAt")
-     SELECT gen_random_uuid(), $1, $2, 'e' || i, $3, 'GET', $5,
+     SELECT gen_random_uuid(), $1, $2, 'e' || i, $3, 'GET', 1000,
             now() + interval '2 seconds' + (i * interval '1 millisecond' * 1000 / $4), now()
        FROM generate_series(0, $4 - 1) AS i
      RETURNING id`,
-    [account.id, jobs[0]!.id, targetUrl, count, intervalMs],
+    [account.id, jobs[0]!.id, targetUrl, count],
   );
   return rows.map((row) => row.id);
 }
@@ -133,84 +154,170 @@ export async function announce(prefix: string, redis: Redis, endpointIds: string
   await queue.close();
 }
 
-async function lagScenario(
-  rate: number,
-  targetUrl: string,
+type Summary = ReturnType<typeof summarize>;
+
+interface KairosFigures {
+  lateness: Summary;
+  /** Calls that arrived at the target per second of the window. */
+  delivered: number;
+  /** Redis commands per delivered execution (every command, those run inside scripts included). */
+  redisCommands: number;
+  /** EVALSHA / EVAL per delivered execution (one per script run). */
+  redisScripts: number;
+  /** PostgreSQL transactions committed per delivered execution (pg_stat_database). */
+  pgTransactions: number;
+  /** With countPg: statements (Q + E messages) and round trips (Q + S) per execution. */
+  pgStatements?: number;
+  pgRoundTrips?: number;
+}
+
+/** Redis calls so far, in total and by script (INFO commandstats). */
+async function redisCalls(redis: Redis): Promise<{ total: number; scripts: number }> {
+  const info = await redis.info('commandstats');
+  let total = 0;
+  let scripts = 0;
+  for (const match of info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)) {
+    // The benchmark's own INFO / CONFIG calls are not the services'.
+    if (['info', 'config', 'scan', 'del'].includes(match[1]!)) continue;
+    total += Number(match[2]);
+    if (match[1] === 'evalsha' || match[1] === 'eval') scripts += Number(match[2]);
+  }
+  return { total, scripts };
+}
+
+async function pgTransactions(db: Database, name: string): Promise<number> {
+  const { rows } = await db.pool.query<{ n: string }>(
+    `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1`,
+    [name],
+  );
+  return Number(rows[0]!.n);
+}
+
+/**
+ * Kairos from outside: `endpoints` endpoints on a 1 s interval (so `endpoints` due per second), the
+ * services as child processes, the calls timed at the target.
+ */
+async function kairosScenario(
+  label: string,
+  endpoints: number,
+  target: Target,
   redis: Redis,
-): Promise<{ lag: ReturnType<typeof summarize>; perSecond: number }> {
-  const env = await setup(`lag_${rate}`);
-  const services = startServices(['scheduler', ...executorNames()], env.env);
+  options: { ai: boolean; overrides?: NodeJS.ProcessEnv; countPg?: boolean },
+): Promise<KairosFigures> {
+  const counter = options.countPg ? await startPgCounter() : undefined;
+  const env = await setup(label, options.overrides);
+  if (counter) env.env.DATABASE_URL = `postgresql://postgres@127.0.0.1:${counter.port}/${env.name}`;
+  const services = startServices(SERVICES, env.env);
   try {
-    await sleep(1500);
-    const ids = await insertEndpoints(env.db, rate, targetUrl);
+    await sleep(2000);
+    const ids = await insertEndpoints(env.db, endpoints, target.url, options.ai);
     await announce(env.prefix, redis, ids);
-    await sleep(WARMUP_MS + 2000);
-    const from = new Date();
+    await untilFlowing(target);
+    await sleep(WARMUP_MS);
+    await target.take();
+    const callsBefore = await redisCalls(redis);
+    const xactsBefore = await pgTransactions(env.db, env.name);
+    counter?.reset();
+    const from = Date.now();
     await sleep(WINDOW_MS);
-    const to = new Date();
+    const to = Date.now();
+    const callsAfter = await redisCalls(redis);
+    const pgCounts = counter ? { ...counter.counts } : undefined;
     await sleep(1500);
-    const { rows } = await env.db.pool.query<{ lag: number }>(
-      `SELECT EXTRACT(EPOCH FROM ("startedAt" - "scheduledAt")) * 1000 AS lag FROM runs WHERE "scheduledAt" >= $1 AND "scheduledAt" < $2`,
-      [from, to],
+    const xactsAfter = await pgTransactions(env.db, env.name);
+    const seen = await target.take();
+    const arrivalOf = new Map<string, number>();
+    let delivered = 0;
+    seen.runIds.forEach((runId, index) => {
+      const arrival = seen.arrivals[index]!;
+      if (arrival >= from && arrival < to) delivered += 1;
+      if (!arrivalOf.has(runId)) arrivalOf.set(runId, arrival);
+    });
+    const { rows } = await env.db.pool.query<{ id: string; scheduledAt: Date }>(
+      `SELECT id, "scheduledAt" FROM runs WHERE id = ANY($1::uuid[]) AND "scheduledAt" >= $2 AND "scheduledAt" < $3`,
+      [[...arrivalOf.keys()].filter((id) => /^[0-9a-f-]{36}$/.test(id)), new Date(from), new Date(to - 1000)],
     );
+    const executions = Math.max(1, delivered);
     return {
-      lag: summarize(rows.map((row) => Number(row.lag))),
-      perSecond: rows.length / ((to.getTime() - from.getTime()) / 1000),
+      lateness: summarize(rows.map((row) => arrivalOf.get(row.id)! - row.scheduledAt.getTime())),
+      delivered: delivered / (WINDOW_MS / 1000),
+      redisCommands: (callsAfter.total - callsBefore.total) / executions,
+      redisScripts: (callsAfter.scripts - callsBefore.scripts) / executions,
+      pgTransactions: (xactsAfter - xactsBefore) / executions,
+      ...(pgCounts
+        ? {
+            pgStatements: ((pgCounts.Q ?? 0) + (pgCounts.E ?? 0)) / executions,
+            pgRoundTrips: ((pgCounts.Q ?? 0) + (pgCounts.S ?? 0)) / executions,
+          }
+        : {}),
     };
   } finally {
     await services.stop();
     await teardown(env, redis);
+    counter?.stop();
   }
 }
 
-/** Bare BullMQ: delayed jobs at `rate` per second, a no-op worker; lag = processedOn − due time. */
-async function bullmqBaseline(rate: number, redis: Redis): Promise<ReturnType<typeof summarize>> {
-  const prefix = `{kairos-bench-${benchId()}}`;
-  const queue = new Queue('baseline', { connection: redis, prefix });
-  const lags: number[] = [];
-  const worker = new Worker(
-    'baseline',
-    async (job) => {
-      lags.push(Date.now() - (job.timestamp + (job.opts.delay ?? 0)));
-    },
-    { connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }), prefix, concurrency: 200 },
-  );
-  const seconds = QUICK ? 3 : 6;
-  const startAt = Date.now() + 1500;
-  for (let i = 0; i < rate * seconds; i += 1000) {
-    const now = Date.now();
-    await queue.addBulk(
-      Array.from({ length: Math.min(1000, rate * seconds - i) }, (_, k) => ({
-        name: 'job',
-        data: {},
-        opts: { delay: startAt + ((i + k) * 1000) / rate - now, removeOnComplete: true },
-      })),
-    );
+/**
+ * Waits (at most 90 s) until calls arrive at the target in two seconds running: on a loaded machine the
+ * services take seconds to start, and the warm-up starts from there.
+ */
+async function untilFlowing(target: Target): Promise<void> {
+  let running = 0;
+  for (let second = 0; second < 90 && running < 2; second += 1) {
+    await sleep(1000);
+    running = (await target.take()).runIds.length > 0 ? running + 1 : 0;
   }
-  await sleep(startAt - Date.now() + seconds * 1000 + 1500);
-  await worker.close();
-  await queue.obliterate({ force: true });
-  await queue.close();
-  return summarize(lags);
+  if (running < 2) throw new Error('no call reached the target within 90 s');
 }
 
-async function gotCeiling(targetUrl: string): Promise<number> {
-  const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 100 }) };
-  const client = got.extend({ agent, retry: { limit: 0 }, throwHttpErrors: false });
-  const durationMs = QUICK ? 2000 : 5000;
-  const deadline = Date.now() + durationMs;
-  let done = 0;
-  await Promise.all(
-    Array.from({ length: 100 }, async () => {
-      while (Date.now() < deadline) {
-        await client.get(targetUrl);
-        done += 1;
-      }
-    }),
-  );
-  agent.http.destroy();
-  return done / (durationMs / 1000);
+/** The floor at `rate` due/s (bench/floor.ts in its own process): lateness = arrival − due. */
+async function floorScenario(rate: number, target: Target, redis: Redis): Promise<Summary> {
+  const prefix = `{kb-floor-${benchId()}}`;
+  const child = startScript('floor.ts', {
+    FLOOR_REDIS_URL: redisUrl,
+    FLOOR_PREFIX: prefix,
+    FLOOR_TARGET: target.url,
+    FLOOR_COUNT: String(rate),
+    FLOOR_RUN_MS: String(WARMUP_MS + WINDOW_MS + 1000),
+  });
+  try {
+    const startAt = await new Promise<number>((resolve, reject) => {
+      child.once('message', (message) => resolve((message as { startAt: number }).startAt));
+      child.once('exit', () => reject(new Error('the floor process exited before it started')));
+    });
+    const from = startAt + WARMUP_MS;
+    const to = from + WINDOW_MS;
+    await sleep(to + 1500 - Date.now());
+    const seen = await target.take();
+    const lateness = seen.dues.flatMap((due, index) => (due >= from && due < to ? [seen.arrivals[index]! - due] : []));
+    return summarize(lateness);
+  } finally {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      if (child.connected) child.send('stop');
+      else child.kill('SIGKILL');
+    });
+    await deleteKeys(prefix, redis);
+  }
 }
+
+/** got's raw ceiling against the target (bench/ceiling.ts in its own process), requests per second. */
+async function ceiling(target: Target): Promise<number> {
+  const child = startScript('ceiling.ts', { CEILING_TARGET: target.url, CEILING_MS: String(QUICK ? 3000 : 5000) });
+  let output = '';
+  child.stdout!.on('data', (data: Buffer) => (output += data.toString()));
+  await new Promise((resolve) => child.once('exit', resolve));
+  await target.take();
+  return Number(output.trim());
+}
+
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 1 : 0) : '–');
+const pct = (value: number) => `${(value * 100).toFixed(0)} %`;
 
 async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnType<typeof summarize>> {
   const env = await setup('change');
@@ -248,7 +355,7 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
     }
     await sleep(2000);
     const events = new QueueEvents(QUEUES.due, {
-      connection: new Redis(REDIS_URL, { maxRetriesPerRequest: null }),
+      connection: new Redis(redisUrl, { maxRetriesPerRequest: null }),
       prefix: env.prefix,
     });
     await events.waitUntilReady();
@@ -292,8 +399,8 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
 
 async function reconcileScale(
   redis: Redis,
-): Promise<{ endpoints: number; memoryBytes: number; firstMs: number; afterFlushMs: number }> {
-  const count = QUICK ? 10_000 : 100_000;
+): Promise<{ endpoints: number; insertMs: number; memoryBytes: number; firstMs: number; afterFlushMs: number }> {
+  const count = Number(process.env.BENCH_ENDPOINTS ?? (QUICK ? 10_000 : 100_000));
   const env = await setup('scale');
   try {
     const { account } = await createAccount(
@@ -305,6 +412,7 @@ async function reconcileScale(
       `INSERT INTO jobs (id, "accountId", name, status, "updatedAt") VALUES (gen_random_uuid(), $1, 'scale', 'active', now()) RETURNING id`,
       [account.id],
     );
+    const inserting = performance.now();
     await env.db.pool.query(
       `INSERT INTO endpoints (id, "accountId", "jobId", name, url, method, "baselineIntervalMs", "updatedAt",
                               "nextRunAt", "nextRunId", "nextRunSource", "scheduleVersion")
@@ -314,9 +422,10 @@ async function reconcileScale(
       [account.id, jobs[0]!.id, count],
     );
     await env.db.pool.query('ANALYZE endpoints');
+    const insertMs = performance.now() - inserting;
     const logger = createLogger('bench', 'error');
     logger.silent = true;
-    const producer = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const producer = new Redis(redisUrl, { maxRetriesPerRequest: null });
     const dueQueue = new DueQueue(producer, env.prefix);
     const reconciler = new Reconciler({
       db: env.db,
@@ -341,55 +450,99 @@ async function reconcileScale(
     if (second.restored !== count) throw new Error(`after the flush restored ${second.restored} of ${count}`);
     await dueQueue.close();
     producer.disconnect();
-    return { endpoints: count, memoryBytes, firstMs, afterFlushMs };
+    return { endpoints: count, insertMs, memoryBytes, firstMs, afterFlushMs };
   } finally {
     await teardown(env, redis);
   }
 }
 
 async function main(): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  const hz = ((await redis.config('GET', 'hz')) as string[])[1];
+  const own = process.env.BENCH_REDIS_URL ? undefined : await startRedis();
+  redisUrl = process.env.BENCH_REDIS_URL ?? own!.url;
+  const redis = new Redis(redisUrl);
   await redis.config('SET', 'hz', '100');
   const target = await startTarget();
-  const targetUrl = `http://127.0.0.1:${target.port}/`;
   report(`# Kairos benchmark — ${new Date().toISOString()}`);
   report('');
   report(
-    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), Node ${process.version}; Redis hz 100 (was ${hz}).`,
+    `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), Node ${process.version}, load average at start ${loadavg()[0]!.toFixed(1)}; ` +
+      `Redis ${own ? 'a private redis-server' : redisUrl} (hz 100), PostgreSQL ${PG_BASE}. ` +
+      'The machine is shared with other work: compare each figure with its baseline from the same run, not across runs.' +
+      (QUICK ? ' QUICK mode.' : ''),
   );
   report(
-    `Services as child processes: 1 scheduler (concurrency 100), ${executorNames().length} executors (concurrency 200 each); target: node:http keep-alive on 127.0.0.1.${QUICK ? ' QUICK mode.' : ''}`,
+    `Services as child processes, as \`pnpm start\` runs them (${SERVICES.join(', ')}; defaults: no concurrency override, no model configured); ` +
+      `target: node:http keep-alive on 127.0.0.1 in its own process; windows of ${WINDOW_MS / 1000} s after ${WARMUP_MS / 1000} s of warm-up.`,
   );
   report('');
+  const rates = (process.env.BENCH_RATES ?? '500,1000').split(',').map(Number);
   try {
-    if (runs('lag')) {
-      report('## Dispatch lag (startedAt − scheduledAt), ms');
-      report('');
-      report('| due/s | Kairos p50 | p99 | max | recorded/s | bare BullMQ p50 | p99 | max |');
-      report('|---|---|---|---|---|---|---|---|');
-      let sustained = 0;
-      // BENCH_RATES=1000 (comma-separated) measures only those rates.
-      const rates = process.env.BENCH_RATES ? process.env.BENCH_RATES.split(',').map(Number) : [200, 1000, 3000];
+    if (runs('outside')) {
+      const rows: string[] = [];
+      const floors = new Map<number, Summary>();
       for (const rate of rates) {
-        const { lag, perSecond } = await lagScenario(rate, targetUrl, redis);
-        const baseline = await bullmqBaseline(rate, redis);
-        sustained = Math.max(sustained, perSecond);
+        const kairos = await kairosScenario(`outside_${rate}`, rate, target, redis, { ai: false });
+        const floor = await floorScenario(rate, target, redis);
+        floors.set(rate, floor);
+        rows.push(
+          `| lateness at ${rate} due/s, p50 / p99 (n ${kairos.lateness.n}) | ${ms(kairos.lateness.p50)} / ${ms(kairos.lateness.p99)} ms | ` +
+            `bare BullMQ + got: ${ms(floor.p50)} / ${ms(floor.p99)} ms (n ${floor.n}) | ` +
+            `p50 floor + ${ms(kairos.lateness.p50 - floor.p50)} ms (≤ + 5), p99 ${(kairos.lateness.p99 / floor.p99).toFixed(1)}× floor (≤ 2×) |`,
+        );
+      }
+      const off = await kairosScenario(`sustained_off`, SUSTAINED, target, redis, { ai: false });
+      const on = await kairosScenario(`sustained_on`, SUSTAINED, target, redis, { ai: true });
+      const raw = await ceiling(target);
+      rows.push(
+        `| sustained delivered executions/s (${SUSTAINED.toLocaleString('en')} endpoints at 1 s) | ${off.delivered.toFixed(0)}/s | ` +
+          `got's raw ceiling: ${raw.toFixed(0)} req/s | ${pct(off.delivered / raw)} of the ceiling (≥ 70 %) |`,
+      );
+      rows.push(
+        `| AI scheduling on, no model: delivered/s (${SUSTAINED.toLocaleString('en')} endpoints) | ${on.delivered.toFixed(0)}/s | ` +
+          `AI off: ${off.delivered.toFixed(0)}/s | ${pct(on.delivered / off.delivered)} of AI off (≥ 90 %) |`,
+      );
+      report('## Outside view at `pnpm start` defaults (issue #14)');
+      report('');
+      report('| figure | Kairos (defaults) | baseline in the same run | against the target |');
+      report('|---|---|---|---|');
+      for (const row of rows) report(row);
+      report('');
+      report(
+        `Round trips at ${SUSTAINED.toLocaleString('en')} endpoints: Redis commands per execution ${off.redisCommands.toFixed(1)} (AI on ${on.redisCommands.toFixed(1)}), ` +
+          `scripts ${off.redisScripts.toFixed(2)} (${on.redisScripts.toFixed(2)}), PostgreSQL transactions ${off.pgTransactions.toFixed(2)} (${on.pgTransactions.toFixed(2)}).`,
+      );
+      report('');
+    }
+    if (runs('rt')) {
+      report('## Round trips per delivered execution (defaults, 500 due/s; PostgreSQL through a counting relay)');
+      report('');
+      report(
+        '| AI scheduling | Redis commands (in scripts too) | of which scripts | PG statements | PG round trips | PG transactions |',
+      );
+      report('|---|---|---|---|---|---|');
+      for (const ai of [false, true]) {
+        const figures = await kairosScenario(`rt_${ai ? 'on' : 'off'}`, 500, target, redis, { ai, countPg: true });
         report(
-          `| ${rate} | ${lag.p50.toFixed(1)} | ${lag.p99.toFixed(1)} | ${lag.max.toFixed(1)} | ${perSecond.toFixed(0)} | ${baseline.p50.toFixed(1)} | ${baseline.p99.toFixed(1)} | ${baseline.max.toFixed(1)} |`,
+          `| ${ai ? 'on, no model' : 'off'} | ${figures.redisCommands.toFixed(1)} | ${figures.redisScripts.toFixed(2)} | ${figures.pgStatements!.toFixed(2)} | ${figures.pgRoundTrips!.toFixed(2)} | ${figures.pgTransactions.toFixed(2)} |`,
         );
       }
       report('');
-      const ceiling = await gotCeiling(targetUrl);
-      report('## Throughput');
+    }
+    if (runs('tuned')) {
+      report('## Tuned runs (not the defaults: scheduler concurrency 100, executor 200; AI scheduling off)');
       report('');
-      report(`- sustained recorded executions/s (best of the rates above): ${sustained.toFixed(0)}`);
-      report(`- got raw ceiling against the same target (100 concurrent, keep-alive): ${ceiling.toFixed(0)} req/s`);
-      report(`- ratio: ${((sustained / ceiling) * 100).toFixed(0)} % of got's raw ceiling`);
+      report('| due/s | lateness p50 | p99 | max | delivered/s |');
+      report('|---|---|---|---|---|');
+      for (const rate of [1000, SUSTAINED]) {
+        const tuned = await kairosScenario(`tuned_${rate}`, rate, target, redis, { ai: false, overrides: TUNED });
+        report(
+          `| ${rate} | ${ms(tuned.lateness.p50)} | ${ms(tuned.lateness.p99)} | ${ms(tuned.lateness.max)} | ${tuned.delivered.toFixed(0)} |`,
+        );
+      }
       report('');
     }
     if (runs('change')) {
-      const change = await changeToEffect(targetUrl, redis);
+      const change = await changeToEffect(target.url, redis);
       report('## Change to effect (POST one-shot hint → new delayed job in Redis), ms');
       report('');
       report(
@@ -401,6 +554,7 @@ async function main(): Promise<void> {
       const scale = await reconcileScale(redis);
       report(`## ${scale.endpoints.toLocaleString('en')} registered endpoints`);
       report('');
+      report(`- registered by one INSERT … SELECT generate_series: ${(scale.insertMs / 1000).toFixed(1)} s`);
       report(
         `- Redis memory for their delayed jobs: ${(scale.memoryBytes / 1024 / 1024).toFixed(1)} MiB (${(scale.memoryBytes / scale.endpoints).toFixed(0)} bytes per endpoint)`,
       );
@@ -408,15 +562,18 @@ async function main(): Promise<void> {
       report(
         `- reconcile after losing every Redis key (FLUSHALL equivalent, by prefix): ${(scale.afterFlushMs / 1000).toFixed(1)} s`,
       );
+      report('');
     }
   } finally {
     target.stop();
     redis.disconnect();
+    own?.stop();
+    await dropTemplate();
   }
-  writeFileSync(join(ROOT, ONLY ? `bench/results-${ONLY}.md` : 'bench/results.md'), `${lines.join('\n')}\n`);
+  writeFileSync(join(ROOT, 'bench/results-latest.md'), `${lines.join('\n')}\n`);
 }
 
-// Run only as the entry point: bench/round-trips.ts imports insertEndpoints and announce.
+// Run only as the entry point: bench/round-trips.ts imports setup, insertEndpoints and announce.
 if (import.meta.url === `file://${process.argv[1]}`) {
   main().then(
     () => process.exit(0),

@@ -1,0 +1,31 @@
+/**
+ * got's raw ceiling (issue #14): as many GETs as got sends in CEILING_MS against the same target, 100
+ * at once (the executor's default concurrency) over keep-alive, in a process of its own. Prints the
+ * requests per second.
+ */
+import http from 'node:http';
+import got from 'got';
+
+const target = process.env.CEILING_TARGET!;
+const durationMs = Number(process.env.CEILING_MS ?? 5000);
+const parallel = Number(process.env.CEILING_CONCURRENCY ?? 100);
+const agent = { http: new http.Agent({ keepAlive: true, maxSockets: parallel }) };
+const client = got.extend({ agent, retry: { limit: 0 }, throwHttpErrors: false });
+// One second of warm-up (sockets, JIT), then the measured window.
+for (const [ms, counted] of [
+  [1000, false],
+  [durationMs, true],
+] as const) {
+  const deadline = Date.now() + ms;
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (Date.now() < deadline) {
+        await client.get(target, { headers: { 'x-service-run-id': 'ceiling' } });
+        done += 1;
+      }
+    }),
+  );
+  if (counted) process.stdout.write(`${done / (ms / 1000)}\n`);
+}
+agent.http.destroy();
