@@ -193,9 +193,10 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
       }),
     });
     // Parent chain: call → process due (executor) → process schedule-changes (scheduler) → api.
-    const due = byId(call.parentSpanId)!;
+    // A parent ends after its children, so it may come in a later export: wait for each.
+    const due = await waitFor('the call span’s parent', () => byId(call.parentSpanId), 30_000);
     expect(due).toMatchObject({ service: 'kairos-executor', name: 'process due' });
-    const recompute = byId(due.parentSpanId)!;
+    const recompute = await waitFor('the due span’s parent', () => byId(due.parentSpanId), 30_000);
     expect(recompute).toMatchObject({ service: 'kairos-scheduler', name: 'process schedule-changes' });
     expect(named('kairos-scheduler', 'process schedule-changes')).toContainEqual(recompute);
 
@@ -203,7 +204,7 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
     // a child of the execution.
     const planner = await waitFor(
       'the planner span in the same trace',
-      () => named('kairos-planner', 'process planner-runs')[0],
+      () => named('kairos-planner', 'process run-completed-planner')[0],
       30_000,
     );
     expect(planner.parentSpanId).toBe(due.spanId);
