@@ -23,7 +23,7 @@ import { loadApiConfig } from '../services/api/src/config.js';
 import { AccountLimits, UNLIMITED } from '../services/api/src/quotas.js';
 import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
-import { createTestRunner } from '../services/api/src/test-runner.js';
+import { createTestRunner } from '../services/api/src/test-now.js';
 import { PG_BASE, REDIS_URL, freshDatabase, percentile } from './lib.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 100_000);

@@ -100,7 +100,7 @@ async function insertEndpoints(db: Database, count: number, targetUrl: string, i
     { masterKey: Buffer.from(MASTER_KEY_HEX, 'hex') },
   );
   // AI scheduling off: these figures are the scheduling engine's; with it on, each run is also
-  // announced on planner-runs for the planner (its own cost, sized separately in docs/operations.md).
+  // announced on run-completed-planner for the planner (its own cost, sized separately in docs/operations.md).
   await db.pool.query(`UPDATE accounts SET "aiSchedulingEnabled" = false WHERE id = $1`, [account.id]);
   const { rows: jobs } = await db.pool.query<{ id: string }>(
     `INSERT INTO jobs (id, "accountId", name, status, "updatedAt") VALUES (gen_random_uuid(), $1, 'bench', 'active', now()) RETURNING id`,

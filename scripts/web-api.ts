@@ -19,7 +19,7 @@ import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
 import { loadApiConfig } from '../services/api/src/config.js';
 import { buildOpenApiDocument } from '../services/api/src/docs/openapi.js';
 import type { ScheduleNotifier } from '../services/api/src/schedule-notifier.js';
-import type { TestRunner } from '../services/api/src/test-runner.js';
+import type { TestRunner } from '../services/api/src/test-now.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const webDir = join(root, 'services/web');

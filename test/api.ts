@@ -15,7 +15,7 @@ import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { loadApiConfig } from '../services/api/src/config.js';
 import { createLogger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
-import { createTestRunner } from '../services/api/src/test-runner.js';
+import { createTestRunner } from '../services/api/src/test-now.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { REDIS_URL } from './env.mjs';
 import { createContractChecker } from './openapi.js';

@@ -15,7 +15,7 @@ import type { ApiHarness } from './api.js';
 import { REDIS_URL } from './env.mjs';
 
 export type { Executor } from '../services/executor/src/executor.js';
-export type { PendingExecution } from '../services/scheduler/src/due-queue.js';
+export type { PlannedRun } from '@kairos/db';
 
 export interface EngineOptions {
   redisUrl?: string;

@@ -205,7 +205,7 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
     // a child of the execution.
     const planner = await waitFor(
       'the planner span in the same trace',
-      () => named('kairos-planner', 'process planner-runs')[0],
+      () => named('kairos-planner', 'process run-completed-planner')[0],
       30_000,
     );
     expect(planner.parentSpanId).toBe(due.spanId);

@@ -1,7 +1,7 @@
 /**
  * The scheduler's side of the endpoints table, in SQL (hot path: one recompute per execution,
  * batched). A recompute holds the endpoint's row lock (FOR UPDATE) from reading the state until
- * after the pending BullMQ job has been replaced, so two schedulers recomputing one endpoint are
+ * after the planned run's due job (BullMQ) has been replaced, so two schedulers recomputing one endpoint are
  * serialised and the queue always ends up holding the job of the newest version only.
  */
 import type { JitterInput, ScheduleInput } from '@kairos/core';
@@ -18,11 +18,23 @@ export interface ScheduleRow extends ScheduleInput, JitterInput {
   nextRunId: string | null;
 }
 
-export interface ScheduleDecision {
-  nextRunAt: Date | null;
-  nextRunId: string | null;
-  nextRunSource: string | null;
+/**
+ * The planned run (ARCHITECTURE.md glossary): an endpoint's one pending execution. Stored on its row
+ * as nextRunAt / nextRunId / nextRunSource under `scheduleVersion`, queued as the due job
+ * `<endpointId>.<scheduleVersion>` (queue's PlannedRunPayload is this as JSON).
+ */
+export interface PlannedRun {
+  endpointId: string;
+  accountId: string;
+  /** The endpoint's version when this run was planned: a due job of another version is stale. */
+  scheduleVersion: number;
+  runId: string;
+  scheduledAt: Date;
+  source: string;
 }
+
+/** What the policy plans for an endpoint (the version and owner come from the row). */
+export type NextRun = Pick<PlannedRun, 'runId' | 'scheduledAt' | 'source'>;
 
 // Rows are locked in id order, so two batches sharing endpoints cannot deadlock.
 const SELECT_FOR_UPDATE = `
@@ -56,8 +68,9 @@ const STORE_DECISIONS = `
 export interface RecomputedEndpoint {
   /** The locked state before this recompute (its scheduleVersion is the superseded one). */
   row: ScheduleRow;
-  decision: ScheduleDecision;
-  /** The version stored with the decision (the new pending job's version). */
+  /** The new planned run; null when the endpoint is stopped (archived, job not active). */
+  planned: PlannedRun | null;
+  /** The version stored by this recompute (the new planned run's version). */
   scheduleVersion: number;
 }
 
@@ -70,22 +83,28 @@ export interface RecomputedEndpoint {
 export async function recomputeEndpoints<T>(
   db: Database,
   endpointIds: string[],
-  decide: (row: ScheduleRow) => ScheduleDecision,
+  decide: (row: ScheduleRow) => NextRun | null,
   apply: (recomputed: RecomputedEndpoint[]) => Promise<T>,
 ): Promise<T> {
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
     const { rows } = await client.query<ScheduleRow>(SELECT_FOR_UPDATE, [[...new Set(endpointIds)]]);
-    const decided = rows.map((row) => ({ row, decision: decide(row) }));
+    const decided = rows.map((row) => ({ row, next: decide(row) }));
     const stored = await client.query<{ id: string; scheduleVersion: number }>(STORE_DECISIONS, [
       decided.map(({ row }) => row.id),
-      decided.map(({ decision }) => decision.nextRunAt),
-      decided.map(({ decision }) => decision.nextRunId),
-      decided.map(({ decision }) => decision.nextRunSource),
+      decided.map(({ next }) => next?.scheduledAt ?? null),
+      decided.map(({ next }) => next?.runId ?? null),
+      decided.map(({ next }) => next?.source ?? null),
     ]);
     const versions = new Map(stored.rows.map((row) => [row.id, row.scheduleVersion]));
-    const result = await apply(decided.map((item) => ({ ...item, scheduleVersion: versions.get(item.row.id)! })));
+    const result = await apply(
+      decided.map(({ row, next }) => {
+        const scheduleVersion = versions.get(row.id)!;
+        const planned = next && { endpointId: row.id, accountId: row.accountId, scheduleVersion, ...next };
+        return { row, planned, scheduleVersion };
+      }),
+    );
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -96,23 +115,11 @@ export async function recomputeEndpoints<T>(
   }
 }
 
-export interface PendingExecutionRow {
-  id: string;
-  accountId: string;
-  scheduleVersion: number;
-  nextRunAt: Date;
-  nextRunId: string;
-  nextRunSource: string;
-}
-
-/** Active endpoints with a pending execution, in id order after `afterId` (reconcile paging). */
-export async function listPendingExecutions(
-  db: Database,
-  afterId: string | null,
-  limit: number,
-): Promise<PendingExecutionRow[]> {
-  const { rows } = await db.pool.query<PendingExecutionRow>(
-    `SELECT e.id, e."accountId", e."scheduleVersion", e."nextRunAt", e."nextRunId", e."nextRunSource"
+/** Active endpoints' planned runs, in endpoint id order after `afterId` (reconcile paging). */
+export async function listPlannedRuns(db: Database, afterId: string | null, limit: number): Promise<PlannedRun[]> {
+  const { rows } = await db.pool.query<PlannedRun>(
+    `SELECT e.id AS "endpointId", e."accountId", e."scheduleVersion", e."nextRunId" AS "runId",
+            e."nextRunAt" AS "scheduledAt", e."nextRunSource" AS source
        FROM endpoints e JOIN jobs j ON j.id = e."jobId"
       WHERE e."archivedAt" IS NULL AND j.status = 'active' AND e."nextRunAt" IS NOT NULL AND e."nextRunId" IS NOT NULL
         AND ($1::uuid IS NULL OR e.id > $1::uuid)
@@ -134,23 +141,24 @@ export async function listRecordedRunIds(db: Database, runIds: string[]): Promis
 }
 
 /**
- * Locks the given endpoints (skipping rows a recompute holds right now) and returns those whose
- * version is still the one the caller saw; the caller re-adds their jobs before `done` commits.
+ * Locks the planned runs' endpoints (skipping rows a recompute holds right now) and passes on those
+ * whose version is still the one the caller saw; the caller re-adds their due jobs before `fn` returns
+ * and the transaction commits.
  */
-export async function withLockedPendingExecutions<T>(
+export async function withLockedPlannedRuns<T>(
   db: Database,
-  rows: PendingExecutionRow[],
-  fn: (locked: PendingExecutionRow[]) => Promise<T>,
+  planned: PlannedRun[],
+  fn: (locked: PlannedRun[]) => Promise<T>,
 ): Promise<T> {
   const client: pg.PoolClient = await db.pool.connect();
   try {
     await client.query('BEGIN');
     const { rows: current } = await client.query<{ id: string; scheduleVersion: number }>(
       `SELECT id, "scheduleVersion" FROM endpoints WHERE id = ANY($1::uuid[]) FOR UPDATE SKIP LOCKED`,
-      [rows.map((row) => row.id)],
+      [planned.map((run) => run.endpointId)],
     );
     const versions = new Map(current.map((row) => [row.id, row.scheduleVersion]));
-    const result = await fn(rows.filter((row) => versions.get(row.id) === row.scheduleVersion));
+    const result = await fn(planned.filter((run) => versions.get(run.endpointId) === run.scheduleVersion));
     await client.query('COMMIT');
     return result;
   } catch (error) {
@@ -164,7 +172,7 @@ export async function withLockedPendingExecutions<T>(
 /**
  * Endpoints whose stored schedule disagrees with their state: a change left dirty for longer than
  * `graceMs` (its notification was lost), an active endpoint with nothing scheduled, or a stopped one
- * (archived, job paused/archived) that still has a pending execution. `excludeIds`: rows this sweep
+ * (archived, job paused/archived) that still has a planned run. `excludeIds`: rows this sweep
  * already failed to recompute (they still disagree; listing them again would loop).
  */
 export async function listEndpointsNeedingRecompute(

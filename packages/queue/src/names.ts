@@ -6,14 +6,18 @@
 export const QUEUE_PREFIX_DEFAULT = '{kairos}';
 
 export const QUEUES = {
-  /** One delayed job per active endpoint, due at its nextRunAt (scheduler → executor). */
+  /** One delayed BullMQ job per active endpoint carrying its planned run, due at its nextRunAt (scheduler → executor). */
   due: 'due',
   /** Something about an endpoint's schedule changed; recompute it now (api → scheduler). */
   scheduleChanges: 'schedule-changes',
   /** A scheduled execution was recorded (executor → scheduler, which recomputes the next one). */
   runCompleted: 'run-completed',
-  /** The same event for the AI planner (executor → planner); BullMQ queues do not fan out. */
-  plannerRuns: 'planner-runs',
+  /**
+   * The same run-completed payloads for the AI planner (executor → planner); BullMQ queues do not
+   * fan out. Named `planner-runs` until issue #18: jobs still waiting under the old name are
+   * abandoned by the rename (Redis is derived state; the planner catches up on the next run).
+   */
+  runCompletedForPlanner: 'run-completed-planner',
   /** "Test now" executions requested through the API (api → executor; the API awaits the result). */
   testRuns: 'test-runs',
 } as const;

@@ -11,11 +11,12 @@ export const scheduleChangePayload = z.object({
 export type ScheduleChangePayload = z.infer<typeof scheduleChangePayload>;
 
 /**
- * scheduler → executor: the one pending execution of an endpoint. `scheduleVersion` is the
- * endpoint's version when this was scheduled; the executor drops the job when it no longer matches
- * (a later change superseded it). `runId` is fixed here so a retried delivery keeps its id.
+ * scheduler → executor: an endpoint's planned run (db's PlannedRun) as the due job carries it
+ * (JSON: `scheduledAt` is an ISO string). `scheduleVersion` is the endpoint's version when it was
+ * planned; the executor drops the due job when it no longer matches (a later change superseded it).
+ * `runId` is fixed here so a retried delivery keeps its id.
  */
-export const dueRunPayload = z.object({
+export const plannedRunPayload = z.object({
   endpointId: z.string(),
   accountId: z.string(),
   scheduleVersion: z.number().int(),
@@ -25,9 +26,9 @@ export const dueRunPayload = z.object({
   /** The recompute's trace context, only when tracing is on (one string: trace-context.ts). */
   traceparent: traceparentField,
 });
-export type DueRunPayload = z.infer<typeof dueRunPayload>;
+export type PlannedRunPayload = z.infer<typeof plannedRunPayload>;
 
-/** BullMQ job id of an endpoint's pending execution (custom ids may not contain ':'). */
+/** BullMQ job id of an endpoint's planned run, the due job (custom ids may not contain ':'). */
 export const dueJobId = (endpointId: string, scheduleVersion: number): string => `${endpointId}.${scheduleVersion}`;
 
 /** executor → scheduler: a scheduled execution was recorded. */
@@ -37,7 +38,7 @@ export const runCompletedPayload = z.object({
   accountId: z.string(),
   status: z.enum(['success', 'failed']),
   source: z.string(),
-  /** The schedule version of the execution that ran (lets the scheduler skip removing its job). */
+  /** The scheduleVersion of the planned run that ran (lets the scheduler skip removing its due job). */
   scheduleVersion: z.number().int().optional(),
   /** The execution's trace context, only when tracing is on (trace-context.ts). */
   traceparent: traceparentField,

@@ -3,14 +3,14 @@ import { ItemFailure, isItemFailure } from './item-failure.js';
 
 interface RecomputeRequest {
   endpointId: string;
-  ranVersion?: number;
+  scheduleVersion?: number;
 }
 
 /** The scheduler's use: one recompute per endpoint; differing versions fall back to "remove the job". */
 const recomputeOptions = {
   keyOf: (request: RecomputeRequest) => request.endpointId,
   merge: (waiting: RecomputeRequest, incoming: RecomputeRequest) =>
-    waiting.ranVersion === incoming.ranVersion ? waiting : { endpointId: waiting.endpointId },
+    waiting.scheduleVersion === incoming.scheduleVersion ? waiting : { endpointId: waiting.endpointId },
 };
 
 /** A flush whose batches the test completes by hand, recording what each batch held. */
@@ -41,7 +41,7 @@ describe('GroupCommit', () => {
     const batcher = new GroupCommit(flush, { ...recomputeOptions, maxBatch: 3, maxParallel: 1 });
     const first = batcher.submit({ endpointId: 'a' });
     await tick();
-    const later = ['b', 'c', 'd', 'e'].map((endpointId) => batcher.submit({ endpointId, ranVersion: 7 }));
+    const later = ['b', 'c', 'd', 'e'].map((endpointId) => batcher.submit({ endpointId, scheduleVersion: 7 }));
     await tick();
     expect(batches).toHaveLength(1); // one batch at a time
     expect(batcher.backlog).toEqual({ waiting: 4, running: 1 });
@@ -76,12 +76,12 @@ describe('GroupCommit', () => {
     const { batches, flush } = manualFlush();
     const batcher = new GroupCommit(flush, { ...recomputeOptions, maxBatch: 10, maxParallel: 1 });
     const same = [
-      batcher.submit({ endpointId: 'a', ranVersion: 3 }),
-      batcher.submit({ endpointId: 'a', ranVersion: 3 }),
+      batcher.submit({ endpointId: 'a', scheduleVersion: 3 }),
+      batcher.submit({ endpointId: 'a', scheduleVersion: 3 }),
     ];
-    const mixed = [batcher.submit({ endpointId: 'b', ranVersion: 3 }), batcher.submit({ endpointId: 'b' })];
+    const mixed = [batcher.submit({ endpointId: 'b', scheduleVersion: 3 }), batcher.submit({ endpointId: 'b' })];
     await tick();
-    expect(batches[0]!.requests).toEqual([{ endpointId: 'a', ranVersion: 3 }, { endpointId: 'b' }]);
+    expect(batches[0]!.requests).toEqual([{ endpointId: 'a', scheduleVersion: 3 }, { endpointId: 'b' }]);
     batches[0]!.finish();
     expect(await Promise.all([...same, ...mixed])).toEqual([0, 0, 1, 1]); // merged callers share the result
   });

@@ -13,7 +13,7 @@ import { loadApiConfig, type ApiConfig } from './config.js';
 import { createLogger, type Logger } from '@kairos/runtime';
 import { metrics, resolveMasterKey, stopTracing } from '@kairos/runtime';
 import { createScheduleNotifier } from './schedule-notifier.js';
-import { createTestRunner } from './test-runner.js';
+import { createTestRunner } from './test-now.js';
 
 export interface RunningApi {
   url: string;

@@ -1,8 +1,9 @@
 /**
- * Admission of due executions, in batches (a GroupCommit): may this job run now? One query reads
- * every job's endpoint, job status and signing key; the skip rules apply (gone, archived, job not
- * active, stale, slot already recorded, paused); then one Redis write checks each account's monthly runs counter and takes
- * each endpoint's running lock in a single script per execution. Per execution that was three round
+ * Admission of planned runs, in batches (a GroupCommit): may this due job's run start now? One query
+ * reads every run's endpoint, job status and signing key; the skip rules apply (gone, archived, job
+ * not active, stale, slot already recorded, paused); then one Redis write checks each account's
+ * monthly runs counter (run-quota.ts) and takes each endpoint's running lock (running-lock.ts) in a
+ * single script per execution. Per execution that was three round
  * trips (endpoint, counter, lock); under load it is a fraction of two (bench/results.md).
  *
  * A run whose call already completed but whose recording failed comes back as a `replay` with its
@@ -13,9 +14,9 @@
  * here is idempotent for one run id (the lock script keeps a lock its own run already holds; a
  * skipped slot is written by value), so a second pass over an item admits it again.
  *
- * Rare cases leave the batch path: a job newer than its row (the recompute that queued it has not
- * committed yet) is re-read under FOR SHARE, which waits for that commit; a counter missing from
- * Redis (new month, flushed) is counted from PostgreSQL by RunQuota.
+ * Rare cases leave the batch path: a due job newer than its row (the recompute that queued it has
+ * not committed yet) is re-read under FOR SHARE, which waits for that commit; a counter missing from
+ * Redis (new month, flushed) is counted from PostgreSQL by RunQuota.check.
  */
 import {
   loadExecutionTarget,
@@ -25,12 +26,12 @@ import {
   type ExecutionTarget,
   type RunOutcome,
 } from '@kairos/db';
-import type { DueRunPayload } from '@kairos/queue';
+import type { PlannedRunPayload } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import type { Redis } from 'ioredis';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
-import type { RunQuota } from './run-quota.js';
-import { acquireLockLua, lockHolder, type RunningLock } from './running-lock.js';
+import { COUNTER_MISSING, QUOTA_EXHAUSTED, checkQuotaLua, type RunQuota } from './run-quota.js';
+import { admitLockLua, type RunningLock } from './running-lock.js';
 
 export type SkipReason =
   'missing' | 'archived' | 'job-not-active' | 'stale' | 'recorded' | 'paused' | 'overlap' | 'quota';
@@ -40,25 +41,18 @@ export type Admission =
   | { kind: 'replay'; target: ExecutionTarget; run: RunOutcome }
   | { kind: 'skipped'; reason: SkipReason };
 
-/** Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). */
-export const LOCK_MARGIN_MS = 30_000;
-
-const COUNTER_MISSING = -1;
-const QUOTA_EXHAUSTED = -2;
+/** The admission script's keys and arguments, by position (Lua's KEYS[n], ARGV[n]). */
+const KEY = { quota: 1, lock: 2, stash: 3 } as const;
+const ARG = { limit: 1, holder: 2, leaseMs: 3 } as const;
 /**
- * KEYS[1] the account's runs counter for this month, KEYS[2] the endpoint's running lock, KEYS[3]
- * the run's stashed outcome; ARGV[1] the runs quota, ARGV[2] the lock holder (run id and job version),
- * ARGV[3] the lock lease in ms.
- * Returns the stashed outcome (a string) when there is one, else -1 counter missing, -2 quota
- * exhausted, 0 another run holds the lock, 1 admitted.
+ * Returns the stashed outcome (a string) when there is one, else COUNTER_MISSING or QUOTA_EXHAUSTED
+ * (run-quota.ts), 0 another run holds the lock, 1 admitted.
  */
-const ADMIT = `${returnStashedLua(3)}
-local used = redis.call('get', KEYS[1])
-if used == false then return ${COUNTER_MISSING} end
-if tonumber(used) >= tonumber(ARGV[1]) then return ${QUOTA_EXHAUSTED} end
-${acquireLockLua(2, 2, 3)}`;
+const ADMIT = `${returnStashedLua(KEY.stash)}
+${checkQuotaLua(KEY.quota, ARG.limit)}
+${admitLockLua(KEY.lock, ARG.holder, ARG.leaseMs)}`;
 
-export function skipReason(target: ExecutionTarget | null, payload: DueRunPayload, now: Date): SkipReason | null {
+export function skipReason(target: ExecutionTarget | null, payload: PlannedRunPayload, now: Date): SkipReason | null {
   if (!target) return 'missing';
   if (target.archivedAt) return 'archived';
   if (target.jobStatus !== 'active') return 'job-not-active';
@@ -81,7 +75,7 @@ export interface AdmissionDeps {
 }
 
 export class Admissions {
-  private readonly batches: GroupCommit<DueRunPayload, Admission>;
+  private readonly batches: GroupCommit<PlannedRunPayload, Admission>;
 
   constructor(
     private readonly deps: AdmissionDeps,
@@ -94,12 +88,12 @@ export class Admissions {
     });
   }
 
-  /** Whether this due job may run now; when admitted, its endpoint's running lock is held. */
-  admit(payload: DueRunPayload): Promise<Admission> {
+  /** Whether this planned run may start now; when admitted, its endpoint's running lock is held. */
+  admit(payload: PlannedRunPayload): Promise<Admission> {
     return this.batches.submit(payload);
   }
 
-  private async admitMany(payloads: DueRunPayload[]): Promise<Admission[]> {
+  private async admitMany(payloads: PlannedRunPayload[]): Promise<Admission[]> {
     const { db, redis, lock, runQuota, stash } = this.deps;
     const now = this.deps.now();
     const loaded = await loadExecutionTargets(
@@ -109,7 +103,7 @@ export class Admissions {
     const targets = await Promise.all(
       payloads.map(async (payload) => {
         const target = loaded.get(payload.endpointId) ?? null;
-        // The job is newer than the row: its recompute has not committed yet. Wait for it.
+        // The due job is newer than the row: its recompute has not committed yet. Wait for it.
         if (target && target.scheduleVersion < payload.scheduleVersion) {
           return loadExecutionTarget(db, payload.endpointId, { waitForSchedule: true });
         }
@@ -128,17 +122,17 @@ export class Admissions {
 
     const pipeline = redis.pipeline();
     for (const { payload, target } of candidates) {
-      const leaseMs = target.timeoutMs + LOCK_MARGIN_MS;
-      pipeline.eval(
-        ADMIT,
-        3,
-        runQuota.key(target.accountId, now),
-        lock.key(target.id),
-        stash.key(payload.runId),
-        runQuota.limit(target),
-        lockHolder(payload.runId, payload.scheduleVersion),
-        leaseMs,
-      );
+      const keys = {
+        quota: runQuota.key(target.accountId, now),
+        lock: lock.key(target.id),
+        stash: stash.key(payload.runId),
+      };
+      const args = {
+        limit: runQuota.limit(target),
+        holder: lock.holder(payload.runId, payload.scheduleVersion),
+        leaseMs: lock.leaseMs(target.timeoutMs),
+      };
+      pipeline.eval(ADMIT, 3, ...inOrder(KEY, keys), ...inOrder(ARG, args));
     }
     const replies = (await pipeline.exec()) ?? [];
     await Promise.all(
@@ -157,13 +151,13 @@ export class Admissions {
   }
 
   /**
-   * A job skipped as `recorded` may still hold its running lock: an executor killed after recording
+   * A due job skipped as `recorded` may still hold its running lock: an executor killed after recording
    * the run but before freeing the lock (one Redis write later) leaves it for timeoutMs + 30 s, and
    * every next slot of the endpoint would be skipped as an overlap until then. The run is recorded,
-   * so this delivery frees the lock if its own job still holds it (compare-and-delete). Rare: only
-   * skipped jobs, one write for the batch.
+   * so this delivery frees the lock if its own due job still holds it (compare-and-delete). Rare:
+   * only skipped due jobs, one write for the batch.
    */
-  private async releaseRecorded(payloads: DueRunPayload[], admissions: (Admission | null)[]): Promise<void> {
+  private async releaseRecorded(payloads: PlannedRunPayload[], admissions: (Admission | null)[]): Promise<void> {
     const recorded = payloads.filter((_, index) => {
       const admission = admissions[index];
       return admission?.kind === 'skipped' && admission.reason === 'recorded';
@@ -177,16 +171,20 @@ export class Admissions {
   }
 
   /** One candidate's admission from its script reply. */
-  private async settle(payload: DueRunPayload, target: ExecutionTarget, reply: unknown, now: Date): Promise<Admission> {
+  private async settle(
+    payload: PlannedRunPayload,
+    target: ExecutionTarget,
+    reply: unknown,
+    now: Date,
+  ): Promise<Admission> {
     const { db, lock, runQuota } = this.deps;
     if (typeof reply === 'string') return { kind: 'replay', target, run: OutcomeStash.parse(reply) };
     let code = Number(reply);
     if (code === COUNTER_MISSING) {
-      code = (await runQuota.isExhausted(target, now))
-        ? QUOTA_EXHAUSTED
-        : Number(
-            await lock.acquire(target.id, payload.runId, payload.scheduleVersion, target.timeoutMs + LOCK_MARGIN_MS),
-          );
+      code =
+        (await runQuota.check(target, now)) === 'exhausted'
+          ? QUOTA_EXHAUSTED
+          : Number(await lock.admit(target.id, payload.runId, payload.scheduleVersion, lock.leaseMs(target.timeoutMs)));
     }
     if (code === QUOTA_EXHAUSTED) {
       await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
@@ -194,6 +192,13 @@ export class Admissions {
     }
     return code === 1 ? { kind: 'admitted', target } : { kind: 'skipped', reason: 'overlap' };
   }
+}
+
+/** Values named like `layout`'s entries, in the positions it gives them (1-based, as Lua's KEYS/ARGV). */
+function inOrder<K extends string>(layout: Record<K, number>, values: Record<K, string | number>): (string | number)[] {
+  const ordered: (string | number)[] = [];
+  for (const name of Object.keys(layout) as K[]) ordered[layout[name] - 1] = values[name];
+  return ordered;
 }
 
 /** An error reply from Redis to one command (ioredis's ReplyError), as opposed to a lost connection. */

@@ -1,43 +1,49 @@
 /**
- * One execution, from a queued job to a recorded Run:
- *   admit (admission.ts: load the endpoint, skip or lock) → call it → record the run (+ state) and
- *   announce it on run-completed (both batched by the RunRecorder).
+ * One execution, from a planned run (delivered by its due job) to a recorded Run:
+ *   admit (admission.ts: load the endpoint, skip, or check the quota and take the lock) → call it →
+ *   record the run (+ state), free the lock, count it and announce it on run-completed (all batched
+ *   by the RunRecorder).
  * A delivery whose call already completed before (its recording failed; admission found the
  * stashed outcome) records that outcome instead of calling again.
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
- * the job is stale (a later change superseded it: its scheduleVersion no longer matches), or its
+ * the due job is stale (a later change superseded it: its scheduleVersion no longer matches), or its
  * slot already has its run (recorded: scheduledAt at or before the endpoint's lastScheduledAt). When a
  * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
 import { decryptSecret } from '@kairos/core';
-import { isItemFailure } from '@kairos/runtime';
-import { loadExecutionTarget, recordTestRun, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
-import { currentTraceparent, type DueRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
+import { loadExecutionTarget, type Database, type ExecutionTarget, type RunOutcome } from '@kairos/db';
+import { currentTraceparent, type PlannedRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
-import type { RunQuota } from './run-quota.js';
-import { asRecordError, type RunRecorder } from './run-recorder.js';
+import type { RunRecorder } from './run-recorder.js';
 
 export type { SkipReason } from './admission.js';
 
-export type DueRunResult =
+export type PlannedRunResult =
   { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
 
+/** The running lock and the quota counter are held by `admissions` and `recorder`, not passed here. */
 export interface ExecuteDeps {
   db: Database;
   http: HttpExecutor;
-  runQuota: RunQuota;
-  /** Decides in batches whether due jobs may run and takes their locks (admission.ts). */
+  /** Decides in batches whether planned runs may start: skip rules, quota check, lock (admission.ts). */
   admissions: Admissions;
-  /** Records finished executions in batches, frees their locks on every path and announces them (run-recorder.ts). */
+  /**
+   * Records finished executions in batches, frees their locks on every path, counts them against
+   * the quota and announces them (run-recorder.ts).
+   */
   recorder: RunRecorder;
   masterKey: Buffer;
   now: () => Date;
 }
 
-export async function executeDueRun(deps: ExecuteDeps, payload: DueRunPayload, attempt: number): Promise<DueRunResult> {
+export async function executePlannedRun(
+  deps: ExecuteDeps,
+  payload: PlannedRunPayload,
+  attempt: number,
+): Promise<PlannedRunResult> {
   const admission = await deps.admissions.admit(payload);
   if (admission.kind === 'skipped') return admission;
   const { target } = admission;
@@ -72,16 +78,7 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
   const scheduledAt = deps.now();
   const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-  let run = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1);
-  try {
-    await recordTestRun(deps.db, run);
-  } catch (error) {
-    // PostgreSQL refused this run: the caller still gets its outcome, recorded as record_error.
-    if (!isItemFailure(error)) throw error;
-    run = asRecordError(run, error);
-    await recordTestRun(deps.db, run);
-  }
-  await deps.runQuota.recordRun(target.accountId, run.startedAt);
+  const run = await deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1));
   return {
     runId: run.id,
     status: run.status,

@@ -1,28 +1,31 @@
 /**
- * The executor: consumes due executions (and test runs) with a configurable concurrency and turns
- * each into a recorded Run. Delivery is at-least-once: a killed executor's in-flight jobs are
- * retried by BullMQ once their lock expires, under the same run id (X-Service-Run-Id), and the run
- * is recorded once. Each recorded scheduled run is announced on `run-completed` (and on
- * `planner-runs` when the account has AI scheduling on) by the RunRecorder, in batches.
+ * The executor: consumes planned runs (due jobs) and test runs with a configurable concurrency and
+ * turns each into a recorded Run. Delivery is at-least-once: a killed executor's in-flight BullMQ
+ * jobs are retried by BullMQ once their lock expires, under the same run id (X-Service-Run-Id), and
+ * the run is recorded once.
+ *
+ * Naming: the product's Job (a container of endpoints; `job-not-active`) and BullMQ's jobs meet
+ * here, so a BullMQ job object is always `bullJob` (type `BullJob`), never `job`. Each recorded
+ * scheduled run is announced on `run-completed` (and on `run-completed-planner` when the account
+ * has AI scheduling on) by the RunRecorder, in batches.
  */
-import type { Database } from '@kairos/db';
+import { markScheduleDirty, type Database } from '@kairos/db';
 import {
   QUEUES,
-  currentTraceparent,
-  dueRunPayload,
+  createScheduleChangeNotifier,
+  plannedRunPayload,
   processJobSpan,
   testRunPayload,
-  traceContextOf,
-  type DueRunPayload,
+  type PlannedRunPayload,
   type RunCompletedPayload,
-  type ScheduleChangePayload,
+  type ScheduleNotifier,
   type TestRunPayload,
   type TestRunResult,
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { executeDueRun, executeTestRun, type DueRunResult, type ExecuteDeps } from './execute.js';
+import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
 import { OutcomeStash } from './outcome-stash.js';
@@ -63,12 +66,13 @@ export interface ExecutorOptions {
 export class Executor {
   private readonly connections: Redis[] = [];
   private readonly workers: Worker[] = [];
-  /** Jobs being processed by this process, with their lock tokens (handed back at a shutdown deadline). */
-  private readonly inFlight = new Map<string, { job: Job; token: string | undefined }>();
+  /** BullMQ jobs being processed by this process, with their lock tokens (handed back at a shutdown deadline). */
+  private readonly inFlight = new Map<string, { bullJob: BullJob; token: string | undefined }>();
   private readonly http: HttpExecutor;
   private readonly runCompleted: Queue<RunCompletedPayload>;
-  private readonly plannerRuns: Queue<RunCompletedPayload>;
-  private readonly scheduleChanges: Queue<ScheduleChangePayload>;
+  private readonly runCompletedForPlanner: Queue<RunCompletedPayload>;
+  /** Skips that change the next run are published like every schedule change: row marked dirty first. */
+  private readonly scheduleChanges: ScheduleNotifier;
   private readonly deps: ExecuteDeps;
 
   constructor(private readonly options: ExecutorOptions) {
@@ -83,8 +87,16 @@ export class Executor {
       defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
     };
     this.runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
-    this.plannerRuns = new Queue<RunCompletedPayload>(QUEUES.plannerRuns, queueOptions);
-    this.scheduleChanges = new Queue<ScheduleChangePayload>(QUEUES.scheduleChanges, queueOptions);
+    this.runCompletedForPlanner = new Queue<RunCompletedPayload>(QUEUES.runCompletedForPlanner, queueOptions);
+    this.scheduleChanges = createScheduleChangeNotifier({
+      connection: producer,
+      prefix: options.prefix,
+      markDirty: (endpointIds, now) => markScheduleDirty(options.db, endpointIds, now),
+      // The row is dirty: the reconcile sweep recomputes it if this publish is lost.
+      onError: (error) => options.logger.warn('skip: schedule change not published', { error: error.message }),
+    });
+    // One running lock and one quota counter, held by admission (admit, check) and the recorder
+    // (release, count): their whole lifecycles live in running-lock.ts and run-quota.ts.
     const lock = new RunningLock(producer, options.prefix);
     const runQuota = new RunQuota(options.db, producer, options.prefix);
     const stash = new OutcomeStash(options.prefix);
@@ -92,7 +104,6 @@ export class Executor {
     this.deps = {
       db: options.db,
       http: this.http,
-      runQuota,
       admissions: new Admissions({ db: options.db, redis: producer, lock, runQuota, stash, now }),
       recorder: new RunRecorder({
         db: options.db,
@@ -101,7 +112,7 @@ export class Executor {
         runQuota,
         stash,
         runCompleted: this.runCompleted,
-        plannerRuns: this.plannerRuns,
+        runCompletedForPlanner: this.runCompletedForPlanner,
       }),
       masterKey: options.masterKey,
       now,
@@ -115,23 +126,20 @@ export class Executor {
     return connection;
   }
 
-  /** Processes one due job (exported for tests through the worker). */
-  async processDue(payload: DueRunPayload, attempt: number): Promise<DueRunResult> {
-    const result = await executeDueRun(this.deps, payload, attempt);
+  /** Processes one planned run delivered by its due job (exported for tests through the worker). */
+  async processDue(payload: PlannedRunPayload, attempt: number): Promise<PlannedRunResult> {
+    const result = await executePlannedRun(this.deps, payload, attempt);
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
-      // (run-completed and planner-runs were emitted by the recorder.)
+      // (run-completed and run-completed-planner were emitted by the recorder.)
       if (result.firstDelivery) metrics.observeRun(result.run);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
       if (['paused', 'job-not-active', 'archived', 'quota', 'recorded'].includes(result.reason)) {
         // The state that stopped this run also decides the next one (recorded: the slot has its
-        // run, so the next is due): have the scheduler recompute.
-        await this.scheduleChanges.add('change', {
-          endpointIds: [payload.endpointId],
-          reason: `skipped-${result.reason}`,
-          ...traceContextOf(currentTraceparent()),
-        });
+        // run, so the next is due): have the scheduler recompute. Marked dirty before it is
+        // published (packages/queue/src/schedule-notifier.ts), as the api does.
+        await this.scheduleChanges.notify([payload.endpointId], `skipped-${result.reason}`);
       }
     }
     this.options.logger.debug('due job processed', {
@@ -143,10 +151,10 @@ export class Executor {
     return result;
   }
 
-  /** Runs one job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
-  private async track<T>(job: Job, token: string | undefined, work: () => Promise<T>): Promise<T> {
-    const key = `${job.queueName}/${job.id}`;
-    this.inFlight.set(key, { job, token });
+  /** Runs one BullMQ job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
+  private async track<T>(bullJob: BullJob, token: string | undefined, work: () => Promise<T>): Promise<T> {
+    const key = `${bullJob.queueName}/${bullJob.id}`;
+    this.inFlight.set(key, { bullJob, token });
     metrics.executorConcurrencyInUse.inc();
     try {
       return await work();
@@ -160,12 +168,12 @@ export class Executor {
     const { prefix, concurrency, logger } = this.options;
     metrics.executorConcurrencyLimit.set(concurrency);
     this.workers.push(
-      new Worker<DueRunPayload, unknown>(
+      new Worker<PlannedRunPayload, unknown>(
         QUEUES.due,
-        (job: Job<DueRunPayload>, token?: string) =>
-          this.track(job, token, () =>
-            processJobSpan(QUEUES.due, job, async (span) => {
-              const result = await this.processDue(dueRunPayload.parse(job.data), job.attemptsMade + 1);
+        (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
+          this.track(bullJob, token, () =>
+            processJobSpan(QUEUES.due, bullJob, async (span) => {
+              const result = await this.processDue(plannedRunPayload.parse(bullJob.data), bullJob.attemptsMade + 1);
               span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
               return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
             }),
@@ -174,10 +182,10 @@ export class Executor {
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
-        (job: Job<TestRunPayload>, token?: string) =>
-          this.track(job, token, () =>
-            processJobSpan(QUEUES.testRuns, job, async () => {
-              const result = await executeTestRun(this.deps, testRunPayload.parse(job.data));
+        (bullJob: BullJob<TestRunPayload>, token?: string) =>
+          this.track(bullJob, token, () =>
+            processJobSpan(QUEUES.testRuns, bullJob, async () => {
+              const result = await executeTestRun(this.deps, testRunPayload.parse(bullJob.data));
               metrics.runOutcomes.inc({ source: 'test', status: result.status });
               return result;
             }),
@@ -186,13 +194,13 @@ export class Executor {
       ),
     );
     for (const worker of this.workers) {
-      worker.on('failed', (job, error) =>
+      worker.on('failed', (bullJob, error) =>
         logger.error('execution job failed', {
           queue: worker.name,
-          jobId: job?.id,
-          runId: (job?.data as { runId?: string } | undefined)?.runId,
-          endpointId: (job?.data as { endpointId?: string } | undefined)?.endpointId,
-          attempt: job?.attemptsMade,
+          jobId: bullJob?.id,
+          runId: (bullJob?.data as { runId?: string } | undefined)?.runId,
+          endpointId: (bullJob?.data as { endpointId?: string } | undefined)?.endpointId,
+          attempt: bullJob?.attemptsMade,
           error: error.message,
         }),
       );
@@ -209,7 +217,7 @@ export class Executor {
   /**
    * Graceful stop: the workers take no new job and in-flight executions finish (BullMQ's close
    * waits for them). With `timeoutMs`, executions still running at the deadline are handed back:
-   * each job's lock is released and the job moved back to the front of the wait list under its
+   * each BullMQ job's lock is released and the job moved back to the front of the wait list under its
    * run id, so another executor retries it at once (deduplicable through X-Service-Run-Id) instead
    * of after the 30 s lock expiry. After a hand-back the caller must exit the process: the
    * abandoned calls are not aborted (an abort would record a failure that never happened).
@@ -229,7 +237,7 @@ export class Executor {
       await drained;
     }
     await this.runCompleted.close();
-    await this.plannerRuns.close();
+    await this.runCompletedForPlanner.close();
     await this.scheduleChanges.close();
     this.http.close();
     for (const connection of this.connections) connection.disconnect();
@@ -238,10 +246,10 @@ export class Executor {
 
   private async releaseInFlight(): Promise<number> {
     const pending = [...this.inFlight.values()];
-    const results = await Promise.allSettled(pending.map(({ job, token }) => job.moveToWait(token)));
+    const results = await Promise.allSettled(pending.map(({ bullJob, token }) => bullJob.moveToWait(token)));
     results.forEach((result, index) => {
-      const job = pending[index]!.job;
-      const meta = { queue: job.queueName, jobId: job.id, runId: (job.data as { runId?: string }).runId };
+      const bullJob = pending[index]!.bullJob;
+      const meta = { queue: bullJob.queueName, jobId: bullJob.id, runId: (bullJob.data as { runId?: string }).runId };
       if (result.status === 'fulfilled') this.options.logger.warn('shutdown deadline: execution handed back', meta);
       else this.options.logger.error('shutdown deadline: hand-back failed', { ...meta, error: String(result.reason) });
     });

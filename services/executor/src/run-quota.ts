@@ -1,8 +1,11 @@
 /**
- * Runs-per-month quota (packages/core/src/tiers.ts), enforced where runs happen. A Redis counter
- * per account and UTC month, counted from PostgreSQL whenever it is missing (first use, new month,
- * Redis lost), then incremented once per recorded run. Derived state only: a flush costs one count.
- * Counting is approximate under concurrency (a few runs may pass the limit at the edge), never lost.
+ * Runs-per-month quota (packages/core/src/tiers.ts), enforced where runs happen: checked at admission
+ * (admission.ts runs `checkQuotaLua` inside its one admission script, or `check` when the counter is
+ * missing) and counted when a run is recorded (run-recorder.ts: scheduled runs and Test now runs). A
+ * Redis counter per account and UTC month, counted from PostgreSQL whenever it is missing (first use,
+ * new month, Redis lost), then incremented once per recorded run. Derived state only: a flush costs
+ * one count. Counting is approximate under concurrency (a few runs may pass the limit at the edge),
+ * never lost.
  */
 import { monthStart, tierLimits, type TierName } from '@kairos/core';
 import { countRunsSince, type Database } from '@kairos/db';
@@ -10,6 +13,19 @@ import type { ChainableCommander, Redis } from 'ioredis';
 
 const COUNTER_TTL_SECONDS = 40 * 86_400;
 const INCREMENT_IF_PRESENT = `if redis.call('exists', KEYS[1]) == 1 then return redis.call('incr', KEYS[1]) end return 0`;
+
+/** What `checkQuotaLua` returns when it stops the script. */
+export const COUNTER_MISSING = -1;
+export const QUOTA_EXHAUSTED = -2;
+
+/**
+ * Lua: returns COUNTER_MISSING when the counter at KEYS[counterKey] is missing (the caller then
+ * counts it with `check`), QUOTA_EXHAUSTED when it has reached ARGV[limit]; else falls through.
+ */
+export const checkQuotaLua = (counterKey: number, limit: number) => `
+local used = redis.call('get', KEYS[${counterKey}])
+if used == false then return ${COUNTER_MISSING} end
+if tonumber(used) >= tonumber(ARGV[${limit}]) then return ${QUOTA_EXHAUSTED} end`;
 
 export interface QuotaSubject {
   accountId: string;
@@ -32,9 +48,8 @@ export class RunQuota {
     return tierLimits(subject.tier, subject.quotaOverrides).runsPerMonth;
   }
 
-  /** Runs of this month so far and the account's limit. */
-  async usage(subject: QuotaSubject, now: Date): Promise<{ used: number; limit: number }> {
-    const limit = this.limit(subject);
+  /** Whether the account may start another run this month (counts a missing counter first). */
+  async check(subject: QuotaSubject, now: Date): Promise<'ok' | 'exhausted'> {
     const key = this.key(subject.accountId, now);
     let used = await this.redis.get(key);
     if (used === null) {
@@ -42,21 +57,16 @@ export class RunQuota {
       await this.redis.set(key, String(counted), 'EX', COUNTER_TTL_SECONDS, 'NX');
       used = (await this.redis.get(key)) ?? String(counted);
     }
-    return { used: Number(used), limit };
-  }
-
-  async isExhausted(subject: QuotaSubject, now: Date): Promise<boolean> {
-    const { used, limit } = await this.usage(subject, now);
-    return used >= limit;
+    return Number(used) >= this.limit(subject) ? 'exhausted' : 'ok';
   }
 
   /** Counts one recorded run (when the counter exists; otherwise the next check counts them all). */
-  async recordRun(accountId: string, now: Date): Promise<void> {
-    await this.redis.eval(INCREMENT_IF_PRESENT, 1, this.key(accountId, now));
+  async count(accountId: string, at: Date): Promise<void> {
+    await this.redis.eval(INCREMENT_IF_PRESENT, 1, this.key(accountId, at));
   }
 
   /** The same count, queued on a pipeline (many runs counted in one write). */
-  recordRunIn(pipeline: ChainableCommander, accountId: string, now: Date): void {
-    pipeline.eval(INCREMENT_IF_PRESENT, 1, this.key(accountId, now));
+  countIn(pipeline: ChainableCommander, accountId: string, at: Date): void {
+    pipeline.eval(INCREMENT_IF_PRESENT, 1, this.key(accountId, at));
   }
 }

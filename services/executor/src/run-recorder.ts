@@ -1,8 +1,9 @@
 /**
  * The end of every scheduled execution, in batches (a GroupCommit): the runs and their endpoints'
  * new state in one SQL statement, then one Redis write that frees the executions' running locks
- * and counts the new runs against the monthly quota, then one bulk add to `run-completed` (and one
- * to `planner-runs` for accounts with AI scheduling on). Per execution that was four to five round
+ * (running-lock.ts) and counts the new runs against the monthly quota (run-quota.ts), then one bulk
+ * add to `run-completed` (and one to `run-completed-planner` for accounts with AI scheduling on).
+ * Test now runs are recorded here too (`recordTest`: no lock, no scheduling state, counted). Per execution that was four to five round
  * trips; under load it is a fraction of one (bench/results.md).
  *
  * Order per execution is unchanged: the run is committed before its lock is freed and before the
@@ -17,7 +18,7 @@
  * (outcome-stash.ts) so the retried delivery records it without calling the endpoint again.
  */
 import { toStorableText } from '@kairos/core';
-import { recordScheduledRuns, type Database, type RunOutcome } from '@kairos/db';
+import { recordScheduledRuns, recordTestRun, type Database, type RunOutcome } from '@kairos/db';
 import { traceContextOf, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
@@ -28,12 +29,12 @@ import type { RunningLock } from './running-lock.js';
 
 export interface FinishedExecution {
   run: RunOutcome;
-  /** The version of the due job that ran (lets the scheduler skip removing it). */
+  /** The scheduleVersion of the planned run that ran (lets the scheduler skip removing its due job). */
   scheduleVersion: number;
   aiSchedulingEnabled: boolean;
   /** The outcome came from the stash (a replayed delivery): delete it once recorded. */
   isReplay?: boolean;
-  /** The execution's trace context (tracing on only), carried on by run-completed and planner-runs. */
+  /** The execution's trace context (tracing on only), carried on by run-completed and run-completed-planner. */
   traceparent?: string | undefined;
 }
 
@@ -44,7 +45,7 @@ export interface RunRecorderDeps {
   runQuota: RunQuota;
   stash: OutcomeStash;
   runCompleted: Queue<RunCompletedPayload>;
-  plannerRuns: Queue<RunCompletedPayload>;
+  runCompletedForPlanner: Queue<RunCompletedPayload>;
 }
 
 export class RunRecorder {
@@ -91,6 +92,24 @@ export class RunRecorder {
     throw failure;
   }
 
+  /**
+   * Records a Test now run (source "test": no running lock, no scheduling state) and counts it
+   * against the quota. PostgreSQL refusing it records it as record_error: the caller still gets
+   * its outcome. Returns the run as stored.
+   */
+  async recordTest(run: RunOutcome): Promise<RunOutcome> {
+    let stored = run;
+    try {
+      await recordTestRun(this.deps.db, stored);
+    } catch (error) {
+      if (!isItemFailure(error)) throw error;
+      stored = asRecordError(run, error);
+      await recordTestRun(this.deps.db, stored);
+    }
+    await this.deps.runQuota.count(stored.accountId, stored.startedAt);
+    return stored;
+  }
+
   /** Frees the lock of an admitted execution that ends without a run (its call threw). */
   async abandon(endpointId: string, runId: string, scheduleVersion: number): Promise<void> {
     await this.deps.lock.release(endpointId, runId, scheduleVersion);
@@ -105,7 +124,7 @@ export class RunRecorder {
     const pipeline = redis.pipeline();
     for (const { run, isReplay, scheduleVersion } of items) {
       lock.releaseIn(pipeline, run.endpointId, run.id, scheduleVersion);
-      if (recorded.has(run.id)) runQuota.recordRunIn(pipeline, run.accountId, run.startedAt);
+      if (recorded.has(run.id)) runQuota.countIn(pipeline, run.accountId, run.startedAt);
       if (isReplay) stash.deleteIn(pipeline, run.id);
     }
     const events = items.map(({ run, scheduleVersion, traceparent }) => ({
@@ -125,7 +144,7 @@ export class RunRecorder {
     await Promise.all([
       pipeline.exec(),
       this.deps.runCompleted.addBulk(events),
-      forPlanner.length > 0 ? this.deps.plannerRuns.addBulk(forPlanner) : undefined,
+      forPlanner.length > 0 ? this.deps.runCompletedForPlanner.addBulk(forPlanner) : undefined,
     ]);
     return items.map(({ run }) => recorded.has(run.id));
   }
@@ -136,7 +155,7 @@ export class RunRecorder {
  * body (the usual culprit), with the database's reason made storable (core's toStorableText: it may quote
  * the very U+0000 or lone surrogate that was refused).
  */
-export function asRecordError(run: RunOutcome, error: unknown): RunOutcome {
+function asRecordError(run: RunOutcome, error: unknown): RunOutcome {
   const reason = toStorableText(error instanceof Error ? error.message : String(error));
   return {
     ...run,

@@ -1,27 +1,34 @@
 /**
  * At most one execution of an endpoint at a time (overlap policy: skip). A Redis key per endpoint
- * holds the job's identity (run id and schedule version) for the request's timeout plus a margin; a
- * retried delivery of the same job (same version: a BullMQ retry, a reconcile re-add, a batch
+ * holds the due job's identity (run id and schedule version) for the request's timeout plus a margin;
+ * a retried delivery of the same due job (same version: a BullMQ retry, a reconcile re-add, a batch
  * admitted again) may take over its own lock. A recompute that kept the run id of a slot in flight
  * queues it under a new version, which the in-flight execution's lock refuses (overlap), so one run
  * id is never called twice at once. Released by compare-and-delete so a late finisher never frees
  * another run's lock.
+ *
+ * The lock's whole lifecycle is here: admission.ts runs `admitLockLua` inside its one admission
+ * script (or `admit` when it leaves the batch path); run-recorder.ts releases it on every path.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-/** The lock's value for one delivery of run `runId` queued at `scheduleVersion`. */
-export const lockHolder = (runId: string, scheduleVersion: number) => `${runId}@${scheduleVersion}`;
+/** Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). */
+export const LOCK_MARGIN_MS = 30_000;
 
-/** Takes the lock at KEYS[lockKey] for ARGV[holder] (or keeps it: a retry of the same job) for ARGV[leaseMs]. */
-export const acquireLockLua = (lockKey: number, holder: number, leaseMs: number) => `
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+/**
+ * Lua: takes the lock at KEYS[lockKey] for ARGV[holder] (or keeps it: a retry of the same due job)
+ * for ARGV[leaseMs] and returns 1; returns 0 when another run holds it.
+ */
+export const admitLockLua = (lockKey: number, holder: number, leaseMs: number) => `
 local holder = redis.call('get', KEYS[${lockKey}])
 if holder == false or holder == ARGV[${holder}] then
   redis.call('set', KEYS[${lockKey}], ARGV[${holder}], 'PX', ARGV[${leaseMs}])
   return 1
 end
 return 0`;
-const ACQUIRE = acquireLockLua(1, 1, 2);
+const ADMIT = admitLockLua(1, 1, 2);
 
 export class RunningLock {
   constructor(
@@ -33,17 +40,28 @@ export class RunningLock {
     return `${this.prefix}:running:${endpointId}`;
   }
 
-  async acquire(endpointId: string, runId: string, scheduleVersion: number, leaseMs: number): Promise<boolean> {
-    const holder = lockHolder(runId, scheduleVersion);
-    return (await this.redis.eval(ACQUIRE, 1, this.key(endpointId), holder, String(leaseMs))) === 1;
+  /** The lock's value for one delivery of run `runId` planned at `scheduleVersion`. */
+  holder(runId: string, scheduleVersion: number): string {
+    return `${runId}@${scheduleVersion}`;
+  }
+
+  /** How long an admitted execution holds the lock: its request timeout plus LOCK_MARGIN_MS. */
+  leaseMs(timeoutMs: number): number {
+    return timeoutMs + LOCK_MARGIN_MS;
+  }
+
+  /** Takes the lock for this run for `leaseMs` (true) unless another run holds it (false: an overlap). */
+  async admit(endpointId: string, runId: string, scheduleVersion: number, leaseMs: number): Promise<boolean> {
+    const holder = this.holder(runId, scheduleVersion);
+    return (await this.redis.eval(ADMIT, 1, this.key(endpointId), holder, String(leaseMs))) === 1;
   }
 
   async release(endpointId: string, runId: string, scheduleVersion: number): Promise<void> {
-    await this.redis.eval(RELEASE, 1, this.key(endpointId), lockHolder(runId, scheduleVersion));
+    await this.redis.eval(RELEASE, 1, this.key(endpointId), this.holder(runId, scheduleVersion));
   }
 
   /** The same release, queued on a pipeline (many executions released in one write). */
   releaseIn(pipeline: ChainableCommander, endpointId: string, runId: string, scheduleVersion: number): void {
-    pipeline.eval(RELEASE, 1, this.key(endpointId), lockHolder(runId, scheduleVersion));
+    pipeline.eval(RELEASE, 1, this.key(endpointId), this.holder(runId, scheduleVersion));
   }
 }

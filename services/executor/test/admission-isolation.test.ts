@@ -5,7 +5,7 @@
  * job (what splitting a batch does) admits it again.
  */
 import { newId } from '@kairos/core';
-import type { DueRunPayload } from '@kairos/queue';
+import type { PlannedRunPayload } from '@kairos/queue';
 import { ItemFailure } from '@kairos/runtime';
 import { Admissions } from '../src/admission.js';
 import { OutcomeStash } from '../src/outcome-stash.js';
@@ -32,11 +32,11 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 /** Due jobs for fresh endpoints of a fresh account (their rows' current version). */
-async function dueJobs(count: number): Promise<DueRunPayload[]> {
+async function dueJobs(count: number): Promise<PlannedRunPayload[]> {
   const account = await harness.createAccount();
   const api = harness.client(account.apiKey);
   const job = (await api.post('/api/jobs', { name: 'admission' })).body;
-  const payloads: DueRunPayload[] = [];
+  const payloads: PlannedRunPayload[] = [];
   for (let i = 0; i < count; i += 1) {
     const endpoint = (
       await api.post(`/api/jobs/${job.id}/endpoints`, {

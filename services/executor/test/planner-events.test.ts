@@ -1,7 +1,7 @@
 /**
  * Which recorded runs are announced to the planner: every scheduled run of an account with AI
  * scheduling on, none of an account with it off (run-completed is emitted for both). No planner
- * consumes here, so the planner-runs jobs stay in their queue to be counted.
+ * consumes here, so the run-completed-planner jobs stay in their queue to be counted.
  */
 import { QUEUES, type RunCompletedPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
@@ -12,16 +12,19 @@ import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 let harness: ApiHarness;
 let engine: Engine;
 let target: TestServer;
-let plannerRuns: Queue<RunCompletedPayload>;
+let runCompletedForPlanner: Queue<RunCompletedPayload>;
 
 beforeAll(async () => {
   harness = await createApiHarness();
   engine = await startEngine(harness);
   target = await startTestServer((_req, res) => res.end('ok'));
-  plannerRuns = new Queue(QUEUES.plannerRuns, { connection: harness.redis, prefix: harness.queuePrefix });
+  runCompletedForPlanner = new Queue(QUEUES.runCompletedForPlanner, {
+    connection: harness.redis,
+    prefix: harness.queuePrefix,
+  });
 });
 afterAll(async () => {
-  await plannerRuns.close();
+  await runCompletedForPlanner.close();
   await engine.close();
   await target.close();
   await harness.close();
@@ -49,13 +52,20 @@ it('announces runs to the planner only for accounts with AI scheduling on', asyn
   await waitFor(async () => (await recorded(withAi)) >= 2 && (await recorded(withoutAi)) >= 2, 8000, 'two runs each');
   await waitFor(
     async () => {
-      const jobs = await plannerRuns.getJobs(['waiting', 'delayed', 'prioritized']);
+      const jobs = await runCompletedForPlanner.getJobs(['waiting', 'delayed', 'prioritized']);
       return jobs.filter((job) => job.data.endpointId === withAi).length >= 2;
     },
     3000,
-    'planner-runs jobs of the AI account',
+    'run-completed-planner jobs of the AI account',
   );
-  const jobs = await plannerRuns.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed', 'failed']);
+  const jobs = await runCompletedForPlanner.getJobs([
+    'waiting',
+    'delayed',
+    'prioritized',
+    'active',
+    'completed',
+    'failed',
+  ]);
   expect(jobs.filter((job) => job.data.endpointId === withoutAi)).toHaveLength(0);
   // run-completed still drives the scheduler for both: each keeps running on its interval.
   expect(await recorded(withoutAi)).toBeGreaterThanOrEqual(2);

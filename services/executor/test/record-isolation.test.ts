@@ -15,7 +15,7 @@ import { createApiHarness, type ApiHarness } from '../../../test/api.js';
 
 let harness: ApiHarness;
 let runCompleted: Queue<RunCompletedPayload>;
-let plannerRuns: Queue<RunCompletedPayload>;
+let runCompletedForPlanner: Queue<RunCompletedPayload>;
 let recorder: RunRecorder;
 let lock: RunningLock;
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   harness = await createApiHarness();
   const queueOptions = { connection: harness.redis, prefix: harness.queuePrefix };
   runCompleted = new Queue(QUEUES.runCompleted, queueOptions);
-  plannerRuns = new Queue(QUEUES.plannerRuns, queueOptions);
+  runCompletedForPlanner = new Queue(QUEUES.runCompletedForPlanner, queueOptions);
   lock = new RunningLock(harness.redis, harness.queuePrefix);
   recorder = new RunRecorder({
     db: harness.db,
@@ -32,12 +32,12 @@ beforeAll(async () => {
     runQuota: new RunQuota(harness.db, harness.redis, harness.queuePrefix),
     stash: new OutcomeStash(harness.queuePrefix),
     runCompleted,
-    plannerRuns,
+    runCompletedForPlanner,
   });
 });
 afterAll(async () => {
   await runCompleted.close();
-  await plannerRuns.close();
+  await runCompletedForPlanner.close();
   await harness.close();
 });
 
@@ -90,7 +90,7 @@ it('records the good runs of a batch and the poison one as record_error; the poi
     runOf(endpoint, index === poisonAt ? { text: 'nul \u0000 here' } : { ok: index }),
   );
   // Each run holds its endpoint's lock, as an admitted execution does.
-  for (const run of runs) expect(await lock.acquire(run.endpointId, run.id, 1, 60_000)).toBe(true);
+  for (const run of runs) expect(await lock.admit(run.endpointId, run.id, 1, 60_000)).toBe(true);
 
   // Submitted in one turn of the event loop: one batch of seven.
   const results = await Promise.allSettled(

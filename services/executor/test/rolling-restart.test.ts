@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
-import { startEngine, waitFor, type Engine, type PendingExecution } from '../../../test/engine.js';
+import { startEngine, waitFor, type Engine, type PlannedRun } from '../../../test/engine.js';
 import { REDIS_URL } from '../../../test/env.mjs';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -104,7 +104,7 @@ interface Scenario {
   harness: ApiHarness;
   engine: Engine;
   target: TestServer;
-  plans: PendingExecution[];
+  plans: PlannedRun[];
   endpointIds: string[];
   executors: ExecutorProcess[];
 }
@@ -112,17 +112,17 @@ interface Scenario {
 async function startScenario(endpoints: number, targetDelayMs: number): Promise<Scenario> {
   const harness = await createApiHarness();
   const engine = await startEngine(harness, { withoutExecutor: true });
-  const plans: PendingExecution[] = [];
+  const plans: PlannedRun[] = [];
   const dueQueue = engine.scheduler.dueQueue;
   const add = dueQueue.add.bind(dueQueue);
   const addMany = dueQueue.addMany.bind(dueQueue);
-  dueQueue.add = (pending, now) => {
-    plans.push(pending);
-    return add(pending, now);
+  dueQueue.add = (planned, now) => {
+    plans.push(planned);
+    return add(planned, now);
   };
-  dueQueue.addMany = (pending, now) => {
-    plans.push(...pending);
-    return addMany(pending, now);
+  dueQueue.addMany = (planned, now) => {
+    plans.push(...planned);
+    return addMany(planned, now);
   };
   const target = await startTestServer((_req, res) => {
     setTimeout(() => {

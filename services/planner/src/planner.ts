@@ -1,5 +1,5 @@
 /**
- * The planner: consumes `planner-runs` (one event per recorded scheduled run) and decides, per
+ * The planner: consumes `run-completed-planner` (one event per recorded scheduled run) and decides, per
  * event, whether the endpoint is analysed now. The decision and its guards:
  *
  *   event → ignore if: test run, no API key (degraded: drained, nothing recorded), endpoint
@@ -142,10 +142,10 @@ export class Planner {
       logger.warn('ANTHROPIC_API_KEY is not set: the planner runs in degraded mode (no analyses; baselines apply)');
     }
     this.worker = new Worker<RunCompletedPayload>(
-      QUEUES.plannerRuns,
+      QUEUES.runCompletedForPlanner,
       // The analysis is a child of the execution's span: one trace from the change to the analysis.
       (job: Job<RunCompletedPayload>) =>
-        processJobSpan(QUEUES.plannerRuns, job, () => this.handleRun(runCompletedPayload.parse(job.data))),
+        processJobSpan(QUEUES.runCompletedForPlanner, job, () => this.handleRun(runCompletedPayload.parse(job.data))),
       {
         connection: this.connect(),
         prefix,

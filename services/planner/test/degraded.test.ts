@@ -59,7 +59,10 @@ describe('without an API key', () => {
     expect(idle.isEnabled).toBe(false);
     await idle.start();
     const endpoint = await createTestEndpoint(bed.api, bed.account.accountId);
-    const queue = new Queue('planner-runs', { connection: bed.harness.redis, prefix: bed.harness.queuePrefix });
+    const queue = new Queue('run-completed-planner', {
+      connection: bed.harness.redis,
+      prefix: bed.harness.queuePrefix,
+    });
     for (let index = 0; index < 5; index += 1) await queue.add('completed', await recordRun(bed.harness, endpoint));
     await waitFor(async () => ((await queue.getJobCounts('wait', 'active')).wait ?? 0) === 0, 10_000, 'queue drained');
     await waitFor(async () => ((await queue.getJobCounts('completed')).completed ?? 0) === 5, 10_000, 'events handled');

@@ -135,7 +135,10 @@ describe('no overlap', () => {
     await planner.start();
     const endpoint = await createTestEndpoint(bed.api, bed.account.accountId);
     bed.fake.play([{ ...submitAnalysis('one look'), delayMs: 200 }]);
-    const queue = new Queue('planner-runs', { connection: bed.harness.redis, prefix: bed.harness.queuePrefix });
+    const queue = new Queue('run-completed-planner', {
+      connection: bed.harness.redis,
+      prefix: bed.harness.queuePrefix,
+    });
     const events = [];
     for (let index = 0; index < 20; index += 1) {
       events.push(await recordRun(bed.harness, endpoint, { status: index % 2 === 0 ? 'success' : 'failed' }));
@@ -156,7 +159,10 @@ describe('PLANNER_CONCURRENCY', () => {
     const endpoints = [];
     for (let index = 0; index < 5; index += 1) endpoints.push(await createTestEndpoint(bed.api, bed.account.accountId));
     bed.fake.play([{ ...submitAnalysis('slow'), delayMs: 300 }]);
-    const queue = new Queue('planner-runs', { connection: bed.harness.redis, prefix: bed.harness.queuePrefix });
+    const queue = new Queue('run-completed-planner', {
+      connection: bed.harness.redis,
+      prefix: bed.harness.queuePrefix,
+    });
     const before = (await queue.getJobCounts('completed')).completed ?? 0;
     for (const endpoint of endpoints) await queue.add('completed', await recordRun(bed.harness, endpoint));
     await waitFor(

@@ -1,29 +1,23 @@
 /**
- * The `due` queue as the scheduler sees it: one delayed job per endpoint, id `<endpointId>.<version>`.
+ * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint,
+ * carrying its planned run, id `<endpointId>.<version>`.
  */
-import { QUEUES, dueJobId, traceContextOf, type DueRunPayload } from '@kairos/queue';
+import type { PlannedRun } from '@kairos/db';
+import { QUEUES, dueJobId, traceContextOf, type PlannedRunPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-export interface PendingExecution {
-  endpointId: string;
-  accountId: string;
-  scheduleVersion: number;
-  runId: string;
-  scheduledAt: Date;
-  source: string;
-  /** The recompute's trace context (tracing on only): the execution's span is its child. */
-  traceparent?: string | undefined;
-}
+/** A planned run with the recompute's trace context (tracing on only): the execution's span is its child. */
+export type TracedPlannedRun = PlannedRun & { traceparent?: string | undefined };
 
 export class DueQueue {
-  readonly queue: Queue<DueRunPayload>;
+  readonly queue: Queue<PlannedRunPayload>;
 
   constructor(
     private readonly connection: Redis,
     prefix: string,
   ) {
-    this.queue = new Queue<DueRunPayload>(QUEUES.due, {
+    this.queue = new Queue<PlannedRunPayload>(QUEUES.due, {
       connection,
       prefix,
       // Executions leave nothing behind: the run is in PostgreSQL. A delivery that failed five times
@@ -39,22 +33,22 @@ export class DueQueue {
     });
   }
 
-  /** Removes the job of a superseded version; an executing (locked) job is left to finish. */
+  /** Removes the due job of a superseded version; an executing (locked) one is left to finish. */
   async removeVersion(endpointId: string, scheduleVersion: number): Promise<void> {
     await this.queue.remove(dueJobId(endpointId, scheduleVersion)).catch(() => undefined);
   }
 
-  async add(pending: PendingExecution, now: Date): Promise<void> {
-    await this.queue.add('run', payloadOf(pending), dueJobOptions(pending, now));
+  async add(planned: TracedPlannedRun, now: Date): Promise<void> {
+    await this.queue.add('run', payloadOf(planned), dueJobOptions(planned, now));
   }
 
-  async addMany(pending: PendingExecution[], now: Date): Promise<void> {
-    if (pending.length === 0) return;
+  async addMany(planned: TracedPlannedRun[], now: Date): Promise<void> {
+    if (planned.length === 0) return;
     await this.queue.addBulk(
-      pending.map((item) => ({
+      planned.map((run) => ({
         name: 'run',
-        data: payloadOf(item),
-        opts: dueJobOptions(item, now),
+        data: payloadOf(run),
+        opts: dueJobOptions(run, now),
       })),
     );
   }
@@ -77,18 +71,18 @@ export class DueQueue {
  * job object is built — after the recompute's transaction, so every run would start that much late
  * (≈20 ms under load, bench/results.md). Both are given from the same `now`: due exactly at scheduledAt.
  */
-const dueJobOptions = (pending: PendingExecution, now: Date) => ({
-  jobId: dueJobId(pending.endpointId, pending.scheduleVersion),
+const dueJobOptions = (planned: PlannedRun, now: Date) => ({
+  jobId: dueJobId(planned.endpointId, planned.scheduleVersion),
   timestamp: now.getTime(),
-  delay: Math.max(0, pending.scheduledAt.getTime() - now.getTime()),
+  delay: Math.max(0, planned.scheduledAt.getTime() - now.getTime()),
 });
 
-const payloadOf = (pending: PendingExecution): DueRunPayload => ({
-  endpointId: pending.endpointId,
-  accountId: pending.accountId,
-  scheduleVersion: pending.scheduleVersion,
-  runId: pending.runId,
-  scheduledAt: pending.scheduledAt.toISOString(),
-  source: pending.source,
-  ...traceContextOf(pending.traceparent),
+const payloadOf = (planned: TracedPlannedRun): PlannedRunPayload => ({
+  endpointId: planned.endpointId,
+  accountId: planned.accountId,
+  scheduleVersion: planned.scheduleVersion,
+  runId: planned.runId,
+  scheduledAt: planned.scheduledAt.toISOString(),
+  source: planned.source,
+  ...traceContextOf(planned.traceparent),
 });

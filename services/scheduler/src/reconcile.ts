@@ -3,7 +3,7 @@
  * every `intervalMs`, one scheduler replica (a PostgreSQL advisory lock elects it):
  *  1. recomputes endpoints whose stored schedule disagrees with their state (a change whose
  *     notification was lost; an active endpoint with nothing scheduled; a stopped one still scheduled);
- *  2. re-adds every pending execution missing from Redis (after FLUSHALL, all of them) from the
+ *  2. re-adds every planned run's due job missing from Redis (after FLUSHALL, all of them) from the
  *     stored nextRunAt / nextRunId / nextRunSource, under the same run id. Overdue ones are added
  *     with no delay: each runs once. One whose run is already recorded is recomputed instead (it
  *     ran; only its recompute was lost), so a slot that has its run is never called again.
@@ -13,11 +13,11 @@
 import type { Database } from '@kairos/db';
 import {
   listEndpointsNeedingRecompute,
-  listPendingExecutions,
+  listPlannedRuns,
   listRecordedRunIds,
   withAdvisoryLock,
-  withLockedPendingExecutions,
-  type PendingExecutionRow,
+  withLockedPlannedRuns,
+  type PlannedRun,
 } from '@kairos/db';
 import { dueJobId } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
@@ -96,24 +96,24 @@ export class Reconciler {
     let restored = 0;
     let afterId: string | null = null;
     for (;;) {
-      const page = await listPendingExecutions(db, afterId, PAGE_SIZE);
+      const page = await listPlannedRuns(db, afterId, PAGE_SIZE);
       if (page.length === 0) break;
-      afterId = page[page.length - 1]!.id;
+      afterId = page[page.length - 1]!.endpointId;
       checked += page.length;
-      const present = await dueQueue.existing(page.map((row) => dueJobId(row.id, row.scheduleVersion)));
-      const missing = page.filter((row) => !present.has(dueJobId(row.id, row.scheduleVersion)));
-      // A missing job whose run is already recorded ran: its recompute was lost. Re-adding it would
+      const present = await dueQueue.existing(page.map((run) => dueJobId(run.endpointId, run.scheduleVersion)));
+      const missing = page.filter((run) => !present.has(dueJobId(run.endpointId, run.scheduleVersion)));
+      // A missing due job whose run is already recorded ran: its recompute was lost. Re-adding it would
       // call the endpoint again for a slot that has its run; recomputing plans the next one.
       const ran = await listRecordedRunIds(
         db,
-        missing.map((row) => row.nextRunId),
+        missing.map((run) => run.runId),
       );
       recomputed += await this.recompute(
-        missing.filter((row) => ran.has(row.nextRunId)).map((row) => row.id),
+        missing.filter((run) => ran.has(run.runId)).map((run) => run.endpointId),
         skippedIds,
       );
       restored += await this.restore(
-        missing.filter((row) => !ran.has(row.nextRunId)),
+        missing.filter((run) => !ran.has(run.runId)),
         skippedIds,
       );
       if (page.length < PAGE_SIZE) break;
@@ -144,32 +144,22 @@ export class Reconciler {
     return recomputed;
   }
 
-  /** Re-adds missing jobs under their rows' locks and run ids; returns the jobs re-added. */
-  private async restore(rows: PendingExecutionRow[], skippedIds: string[]): Promise<number> {
-    if (rows.length === 0) return 0;
+  /** Re-adds missing due jobs under their rows' locks and run ids; returns the due jobs re-added. */
+  private async restore(planned: PlannedRun[], skippedIds: string[]): Promise<number> {
+    if (planned.length === 0) return 0;
     const { db, dueQueue, now } = this.options;
     let restored = 0;
     const skipped = await sweepChunk(
-      rows,
+      planned,
       async (part) => {
-        restored += await withLockedPendingExecutions(db, part, async (locked) => {
-          await dueQueue.addMany(
-            locked.map((row) => ({
-              endpointId: row.id,
-              accountId: row.accountId,
-              scheduleVersion: row.scheduleVersion,
-              runId: row.nextRunId,
-              scheduledAt: row.nextRunAt,
-              source: row.nextRunSource,
-            })),
-            now(),
-          );
+        restored += await withLockedPlannedRuns(db, part, async (locked) => {
+          await dueQueue.addMany(locked, now());
           return locked.length;
         });
       },
-      { sweep: 'reconcile', logger: this.options.logger, idOf: (row) => row.id },
+      { sweep: 'reconcile', logger: this.options.logger, idOf: (run) => run.endpointId },
     );
-    skippedIds.push(...skipped.map((row) => row.id));
+    skippedIds.push(...skipped.map((run) => run.endpointId));
     return restored;
   }
 }

@@ -1,14 +1,14 @@
 /**
- * The scheduler: owns the one pending execution of every active endpoint.
+ * The scheduler: owns the planned run (one pending execution) of every active endpoint.
  *
  * Inputs: `schedule-changes` (the API changed something) and `run-completed` (an execution was
  * recorded). For each, it recomputes the endpoint under its row lock (many endpoints per
  * transaction under load: a GroupCommit): policy → new nextRunAt (also
- * stored in PostgreSQL with the run id and source) → remove the superseded delayed job → add the new
+ * stored in PostgreSQL with the run id and source) → remove the superseded due job → add the new
  * one, all before the row lock is released. So:
- *  - never two pending executions for one endpoint: recomputes of one endpoint are serialised by the
- *    row lock, and each removes its predecessor's job before adding its own;
- *  - a stale job is dropped: the executor compares the job's scheduleVersion with the row's;
+ *  - never two planned runs for one endpoint: recomputes of one endpoint are serialised by the
+ *    row lock, and each removes its predecessor's due job before adding its own;
+ *  - a stale due job is dropped: the executor compares its scheduleVersion with the row's;
  *  - several replicas are safe: they compete for queue jobs, and the row lock orders their work.
  * The reconcile sweep (reconcile.ts) repairs whatever Redis lost.
  */
@@ -25,7 +25,7 @@ import {
   type ScheduleChangePayload,
 } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure, type Logger } from '@kairos/runtime';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { DueQueue } from './due-queue.js';
 import { decideNextRun } from './plan.js';
@@ -52,13 +52,14 @@ export interface SchedulerOptions {
 }
 
 /**
- * One endpoint to recompute. `ranVersion`: the schedule version of the execution that just ran
- * (run-completed); when the row still has it, the queued job is that execution itself (finishing
- * now), so there is nothing to remove. Absent (a change): the superseded job is removed.
+ * One endpoint to recompute. `scheduleVersion`: the version of the planned run that just ran
+ * (run-completed's field, same name); when the row still has it, the queued due job is that run
+ * itself (finishing now), so there is nothing to remove. Absent (a change): the superseded due job
+ * is removed.
  */
 export interface RecomputeRequest {
   endpointId: string;
-  ranVersion?: number;
+  scheduleVersion?: number;
   /** The trace context the due job carries on (the change's or run's recompute span), when tracing is on. */
   traceparent?: string;
 }
@@ -96,7 +97,7 @@ export class Scheduler {
         keyOf: (request) => request.endpointId,
         merge: (waiting, incoming) => ({
           endpointId: waiting.endpointId,
-          ...(waiting.ranVersion === incoming.ranVersion ? { ranVersion: waiting.ranVersion } : {}),
+          ...(waiting.scheduleVersion === incoming.scheduleVersion ? { scheduleVersion: waiting.scheduleVersion } : {}),
           ...traceContextOf(incoming.traceparent ?? waiting.traceparent),
         }),
         isItemFailure,
@@ -128,20 +129,20 @@ export class Scheduler {
     return connection;
   }
 
-  /** Recomputes one endpoint's pending execution now. Null when the endpoint no longer exists. */
+  /** Recomputes one endpoint's planned run now. Null when the endpoint no longer exists. */
   async recompute(endpointId: string): Promise<RecomputeResult | null> {
     const [result] = await this.recomputeMany([{ endpointId }]);
     return result ?? null;
   }
 
   /**
-   * Recomputes endpoints in one transaction under their row locks: removes each superseded job
-   * (unless it is the execution that just ran), adds the new jobs in one bulk write, then commits.
+   * Recomputes endpoints in one transaction under their row locks: removes each superseded due job
+   * (unless it is the planned run that just ran), adds the new ones in one bulk write, then commits.
    */
   async recomputeMany(requests: RecomputeRequest[]): Promise<RecomputeResult[]> {
     if (requests.length === 0) return [];
     const now = this.now();
-    const ranVersions = new Map(requests.map((request) => [request.endpointId, request.ranVersion]));
+    const versionsThatRan = new Map(requests.map((request) => [request.endpointId, request.scheduleVersion]));
     const traceparents = new Map(requests.map((request) => [request.endpointId, request.traceparent]));
     return recomputeEndpoints(
       this.options.db,
@@ -155,32 +156,20 @@ export class Scheduler {
         }
       },
       async (recomputed) => {
-        const superseded = recomputed.filter(({ row }) => ranVersions.get(row.id) !== row.scheduleVersion);
+        const superseded = recomputed.filter(({ row }) => versionsThatRan.get(row.id) !== row.scheduleVersion);
         await Promise.all(superseded.map(({ row }) => this.dueQueue.removeVersion(row.id, row.scheduleVersion)));
         await this.dueQueue.addMany(
-          recomputed.flatMap(({ row, decision, scheduleVersion }) =>
-            decision.nextRunAt && decision.nextRunId && decision.nextRunSource
-              ? [
-                  {
-                    endpointId: row.id,
-                    accountId: row.accountId,
-                    scheduleVersion,
-                    runId: decision.nextRunId,
-                    scheduledAt: decision.nextRunAt,
-                    source: decision.nextRunSource,
-                    traceparent: traceparents.get(row.id),
-                  },
-                ]
-              : [],
+          recomputed.flatMap(({ planned }) =>
+            planned ? [{ ...planned, traceparent: traceparents.get(planned.endpointId) }] : [],
           ),
           now,
         );
         this.options.logger.debug('recomputed', { endpoints: recomputed.length, removed: superseded.length });
-        return recomputed.map(({ row, decision, scheduleVersion }) => ({
+        return recomputed.map(({ row, planned, scheduleVersion }) => ({
           endpointId: row.id,
           scheduleVersion,
-          nextRunAt: decision.nextRunAt,
-          source: decision.nextRunSource,
+          nextRunAt: planned?.scheduledAt ?? null,
+          source: planned?.source ?? null,
         }));
       },
     );
@@ -192,9 +181,9 @@ export class Scheduler {
     this.workers.push(
       new Worker<ScheduleChangePayload>(
         QUEUES.scheduleChanges,
-        (job: Job<ScheduleChangePayload>) =>
-          processJobSpan(QUEUES.scheduleChanges, job, async () => {
-            const { endpointIds } = scheduleChangePayload.parse(job.data);
+        (bullJob: BullJob<ScheduleChangePayload>) =>
+          processJobSpan(QUEUES.scheduleChanges, bullJob, async () => {
+            const { endpointIds } = scheduleChangePayload.parse(bullJob.data);
             const traceContext = traceContextOf(currentTraceparent());
             await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId, ...traceContext })));
           }),
@@ -209,15 +198,15 @@ export class Scheduler {
       new Worker<RunCompletedPayload>(
         QUEUES.runCompleted,
         // A new trace per planned run, linked to the run that ended (trace-context.ts: no endless trace).
-        (job: Job<RunCompletedPayload>) =>
+        (bullJob: BullJob<RunCompletedPayload>) =>
           processJobSpan(
             QUEUES.runCompleted,
-            job,
+            bullJob,
             async () => {
-              const { endpointId, scheduleVersion } = runCompletedPayload.parse(job.data);
+              const { endpointId, scheduleVersion } = runCompletedPayload.parse(bullJob.data);
               await this.batcher.submit({
                 endpointId,
-                ...(scheduleVersion === undefined ? {} : { ranVersion: scheduleVersion }),
+                ...(scheduleVersion === undefined ? {} : { scheduleVersion }),
                 ...traceContextOf(currentTraceparent()),
               });
             },
@@ -233,8 +222,8 @@ export class Scheduler {
       ),
     );
     for (const worker of this.workers) {
-      worker.on('failed', (job, error) =>
-        logger.error('recompute failed; will retry', { queue: worker.name, jobId: job?.id, error: error.message }),
+      worker.on('failed', (bullJob, error) =>
+        logger.error('recompute failed; will retry', { queue: worker.name, jobId: bullJob?.id, error: error.message }),
       );
       worker.on('error', (error) => logger.error('worker error', { queue: worker.name, error: error.message }));
     }

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createRedisConnection } from '@kairos/queue';
-import { DueQueue, type PendingExecution } from '../src/due-queue.js';
+import type { PlannedRun } from '@kairos/db';
+import { DueQueue } from '../src/due-queue.js';
 import { REDIS_URL } from '../../../test/env.mjs';
 
 const redis = createRedisConnection(REDIS_URL);
@@ -15,7 +16,7 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const pending = (endpointId: string, scheduledAt: Date): PendingExecution => ({
+const pending = (endpointId: string, scheduledAt: Date): PlannedRun => ({
   endpointId,
   accountId: 'a1',
   scheduleVersion: 3,
@@ -25,8 +26,8 @@ const pending = (endpointId: string, scheduledAt: Date): PendingExecution => ({
 });
 
 it.each([
-  ['add', (items: PendingExecution[], now: Date) => queue.add(items[0]!, now)],
-  ['addMany', (items: PendingExecution[], now: Date) => queue.addMany(items, now)],
+  ['add', (items: PlannedRun[], now: Date) => queue.add(items[0]!, now)],
+  ['addMany', (items: PlannedRun[], now: Date) => queue.addMany(items, now)],
 ])('%s: due at scheduledAt even when the job is added 40 ms after the recompute read the clock', async (name, add) => {
   const now = new Date(Date.now() - 40); // the recompute's clock, read before its transaction
   const scheduledAt = new Date(now.getTime() + 5000);

@@ -7,7 +7,7 @@ import type { RateLimiter } from '../rate-limit.js';
 import type { ApiConfig } from '../config.js';
 import type { Logger } from '@kairos/runtime';
 import type { ScheduleNotifier } from '../schedule-notifier.js';
-import type { TestRunner } from '../test-runner.js';
+import type { TestRunner } from '../test-now.js';
 
 /** What route modules get: no globals, so tests build an app against their own database. */
 export interface ApiDeps {

@@ -2,7 +2,7 @@
  * Scheduling control (SPEC "Scheduling control"): pause, interval and one-shot hints, clearing
  * hints, resetting failures. Each route checks the change against the locked endpoint (pure
  * checks in core/schemas/scheduling.ts), writes it, and tells the scheduler, which recomputes the
- * pending execution at once. Changes made here have origin "user" (the planner's are "planner").
+ * planned run at once. Changes made here have origin "user" (the planner's are "planner").
  */
 import {
   checkIntervalHint,

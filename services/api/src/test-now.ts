@@ -1,6 +1,6 @@
 /**
  * "Test now" (POST /api/endpoints/:id/test). The api never calls user endpoints itself: the
- * executor pool owns egress and its SSRF policy. The api adds a job to the test-runs queue (job id
+ * executor pool owns egress and its SSRF policy. The api adds a BullMQ job to the test-runs queue (its id
  * = run id) and waits for its result through QueueEvents; the executor runs the request, records a
  * run with source "test" (no change to nextRunAt, lastRunAt or failureCount) and returns a
  * TestRunResult. No answer within the endpoint's timeout plus a grace period means no executor is
