@@ -36,7 +36,7 @@ export interface FinishedExecution {
   aiSchedulingEnabled: boolean;
   /** The outcome came from the stash (a replayed delivery): delete it once recorded. */
   isReplay?: boolean;
-  /** The execution's trace context (tracing on only), carried on by run-completed and planner-runs. */
+  /** The execution's trace context (tracing on only), carried on by run-completed and run-completed-planner. */
   traceparent?: string | undefined;
 }
 

@@ -7,8 +7,8 @@ import { QUEUES, dueJobId, traceContextOf, type PlannedRunPayload } from '@kairo
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-/** A planned run as queued: with the recompute's trace context when tracing is on (its execution's span is a child). */
-export type QueuedPlannedRun = PlannedRun & { traceparent?: string | undefined };
+/** A planned run with the recompute's trace context (tracing on only): the execution's span is its child. */
+export type TracedPlannedRun = PlannedRun & { traceparent?: string | undefined };
 
 export class DueQueue {
   readonly queue: Queue<PlannedRunPayload>;
@@ -38,11 +38,11 @@ export class DueQueue {
     await this.queue.remove(dueJobId(endpointId, scheduleVersion)).catch(() => undefined);
   }
 
-  async add(planned: QueuedPlannedRun, now: Date): Promise<void> {
+  async add(planned: TracedPlannedRun, now: Date): Promise<void> {
     await this.queue.add('run', payloadOf(planned), dueJobOptions(planned, now));
   }
 
-  async addMany(planned: QueuedPlannedRun[], now: Date): Promise<void> {
+  async addMany(planned: TracedPlannedRun[], now: Date): Promise<void> {
     if (planned.length === 0) return;
     await this.queue.addBulk(
       planned.map((run) => ({
@@ -71,13 +71,13 @@ export class DueQueue {
  * job object is built — after the recompute's transaction, so every run would start that much late
  * (≈20 ms under load, bench/results.md). Both are given from the same `now`: due exactly at scheduledAt.
  */
-const dueJobOptions = (planned: QueuedPlannedRun, now: Date) => ({
+const dueJobOptions = (planned: PlannedRun, now: Date) => ({
   jobId: dueJobId(planned.endpointId, planned.scheduleVersion),
   timestamp: now.getTime(),
   delay: Math.max(0, planned.scheduledAt.getTime() - now.getTime()),
 });
 
-const payloadOf = (planned: QueuedPlannedRun): PlannedRunPayload => ({
+const payloadOf = (planned: TracedPlannedRun): PlannedRunPayload => ({
   endpointId: planned.endpointId,
   accountId: planned.accountId,
   scheduleVersion: planned.scheduleVersion,
