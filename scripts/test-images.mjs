@@ -71,11 +71,13 @@ function sh(command, args, { quiet = false, timeoutMs = 600_000, input } = {}) {
  * supported"); and the limits this process already has, because podman's defaults (nofile 1048576,
  * nproc) are above them and setrlimit is refused.
  */
-const softLimit = (flag) => spawnSync('sh', ['-c', `ulimit -S${flag}`], { encoding: 'utf8' }).stdout.trim();
+// Soft limits from /proc/self/limits (dash's `ulimit` has no -u).
+const limits = existsSync('/proc/self/limits') ? readFileSync('/proc/self/limits', 'utf8') : '';
+const softLimit = (label) => new RegExp(`^${label}\\s+(\\d+)`, 'm').exec(limits)?.[1];
 const ulimits = [
-  ['nofile', softLimit('n')],
-  ['nproc', softLimit('u')],
-].flatMap(([name, value]) => (/^\d+$/.test(value) ? ['--ulimit', `${name}=${value}:${value}`] : []));
+  ['nofile', softLimit('Max open files')],
+  ['nproc', softLimit('Max processes')],
+].flatMap(([name, value]) => (value ? ['--ulimit', `${name}=${value}:${value}`] : []));
 const podman = (args, options) => sh('podman', ['--runtime', 'runc', ...args], options);
 const imageExists = (name) => spawnSync('podman', ['image', 'exists', name]).status === 0;
 
