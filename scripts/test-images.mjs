@@ -76,7 +76,8 @@ const limits = existsSync('/proc/self/limits') ? readFileSync('/proc/self/limits
 const softLimit = (label) => new RegExp(`^${label}\\s+(\\d+)`, 'm').exec(limits)?.[1];
 const ulimits = [
   ['nofile', softLimit('Max open files')],
-  ['nproc', softLimit('Max processes')],
+  // nproc equal to the soft limit is still refused by runc here; 8192 is plenty for one service.
+  ['nproc', softLimit('Max processes') && String(Math.min(Number(softLimit('Max processes')), 8192))],
 ].flatMap(([name, value]) => (value ? ['--ulimit', `${name}=${value}:${value}`] : []));
 const podman = (args, options) => sh('podman', ['--runtime', 'runc', ...args], options);
 const imageExists = (name) => spawnSync('podman', ['image', 'exists', name]).status === 0;
