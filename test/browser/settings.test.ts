@@ -79,7 +79,13 @@ describe('settings', () => {
     await waitFor(async () => (await settingsNow()).aiSchedulingEnabled === false, WAIT_MS, 'AI scheduling off');
     await set(shadow, true);
     await waitFor(async () => (await settingsNow()).aiShadowMode === true, WAIT_MS, 'shadow mode on');
-    expect(await settingsNow()).toEqual({ aiSchedulingEnabled: false, aiShadowMode: true, signingKeyGraceMinutes: 0 });
+    expect(await settingsNow()).toEqual({
+      aiSchedulingEnabled: false,
+      aiShadowMode: true,
+      signingKeyGraceMinutes: 0,
+      notifyFailureThreshold: 3,
+      autoPauseAfterFailures: null,
+    });
 
     // The page's own refetch (every 3 s) agrees: the boxes stay as set.
     await h.page.waitForResponse((response) => response.url().endsWith('/api/account'), { timeout: WAIT_MS });

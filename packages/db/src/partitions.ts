@@ -124,14 +124,21 @@ export async function dropRunPartitionsBefore(db: Database, cutoff: Date): Promi
 }
 
 /**
- * Deletes up to `batchSize` runs of the DEFAULT partition started before `before` (runs whose id
- * no month partition covers: ids of another UUID version, or of a month whose partition was dropped).
+ * Deletes up to `batchSize` runs of one account in the DEFAULT partition started before `before`
+ * (runs whose id no month partition covers: ids of another UUID version, or of a month with no
+ * partition). Per account, so a run something else still references fails only its own account's
+ * sweep (sweep-chunk.ts), as the other retention deletes do.
  */
-export async function deleteDefaultPartitionRunsBefore(db: Database, before: Date, batchSize: number): Promise<number> {
+export async function deleteDefaultPartitionRunsBefore(
+  db: Database,
+  accountId: string,
+  before: Date,
+  batchSize: number,
+): Promise<number> {
   const result = await db.pool.query(
     `DELETE FROM ${DEFAULT_PARTITION} WHERE id = ANY(ARRAY(
-       SELECT id FROM ${DEFAULT_PARTITION} WHERE "startedAt" < $1 LIMIT $2))`,
-    [before, batchSize],
+       SELECT id FROM ${DEFAULT_PARTITION} WHERE "accountId" = $1 AND "startedAt" < $2 LIMIT $3))`,
+    [accountId, before, batchSize],
   );
   return result.rowCount ?? 0;
 }

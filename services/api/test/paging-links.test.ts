@@ -130,6 +130,8 @@ describe('Link header on paged lists', () => {
       'listEndpointRuns',
       'listEndpoints',
       'listJobs',
+      'listNotificationChannels',
+      'listNotifications',
     ]);
     for (const { spec } of paged) {
       const path = spec.path.replace(/:(\w+)/g, '{$1}');

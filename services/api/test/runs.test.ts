@@ -166,6 +166,7 @@ describe('GET /api/runs/:id', () => {
       lateMs: 50,
       source: 'ai-oneshot',
       attempt: 2,
+      attempts: null,
     });
   });
 

@@ -256,6 +256,8 @@ describe('AI scheduling disabled', () => {
       aiSchedulingEnabled: false,
       aiShadowMode: false,
       signingKeyGraceMinutes: 0,
+      notifyFailureThreshold: 3,
+      autoPauseAfterFailures: null,
     });
     bed.fake.requests.length = 0;
     await makeAnalysisDue(bed.harness, endpoint.id);

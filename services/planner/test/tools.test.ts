@@ -383,6 +383,8 @@ describe('shadow mode', () => {
       aiSchedulingEnabled: true,
       aiShadowMode: true,
       signingKeyGraceMinutes: 0,
+      notifyFailureThreshold: 3,
+      autoPauseAfterFailures: null,
     });
     const endpoint = await createTestEndpoint(shadowApi, shadowAccount.accountId, { minIntervalMs: 5000 });
     bed.fake.play([

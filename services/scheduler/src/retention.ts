@@ -105,12 +105,13 @@ export class RetentionSweeper {
         await sweepChunk(
           [account],
           async () => {
-            // Runs of an account at the longest retention go with their partition (at most a month later).
+            // Runs of an account at the longest retention go with their month partition (at most a
+            // month later); only those in the DEFAULT partition, which is never dropped, go by batches.
             const batched = [
               { counted: false, run: (n: number) => deleteAnalysisSessionsBefore(db, account.id, before, n) },
-              ...(days < longestDays
-                ? [{ counted: true, run: (n: number) => deleteRunsBefore(db, account.id, before, n) }]
-                : []),
+              days < longestDays
+                ? { counted: true, run: (n: number) => deleteRunsBefore(db, account.id, before, n) }
+                : { counted: true, run: (n: number) => deleteDefaultPartitionRunsBefore(db, account.id, before, n) },
             ];
             for (const { counted, run } of batched) {
               while (batchesLeft > 0) {
@@ -125,14 +126,6 @@ export class RetentionSweeper {
           { sweep: 'retention', logger, idOf: ({ id }) => id },
         );
       }
-    }
-    // Runs no month partition covers, past every retention.
-    while (batchesLeft > 0) {
-      batchesLeft -= 1;
-      const count = await deleteDefaultPartitionRunsBefore(db, longestBefore, batchSize);
-      deleted += count;
-      if (count < batchSize) break;
-      await pause();
     }
     if (deleted > 0) logger.info('runs retention deleted old runs', { deleted });
     return deleted;

@@ -6,7 +6,7 @@
  * sweep, the bad one is skipped and counted. Retention: an account whose old runs cannot be deleted
  * (something still references one) is skipped; the other accounts are swept.
  */
-import { newId } from '@kairos/core';
+import { newId, newIdAt } from '@kairos/core';
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { createLogger, metrics } from '@kairos/runtime';
 import { Queue } from 'bullmq';
@@ -158,7 +158,8 @@ it('retention skips an account whose old runs cannot be deleted and sweeps the o
     const job = (await api.post('/api/jobs', { name: 'retention' })).body;
     const endpoint = (await api.post(`/api/jobs/${job.id}/endpoints`, endpointInput())).body;
     const at = new Date(Date.now() - 30 * 86_400_000);
-    const runIds = [newId(), newId()];
+    // Run ids are time-ordered and made when the run is planned (retention reads them by id range).
+    const runIds = [newIdAt(at), newIdAt(at)];
     await harness.db.prisma.run.createMany({
       data: runIds.map((id) => ({
         id,
