@@ -12,13 +12,20 @@ import { When } from './settings-section';
 
 const CHANNELS = ['notification-channels'] as const;
 const DELIVERIES = ['notifications'] as const;
-const EVENTS = [
-  'endpoint.failing',
-  'endpoint.recovered',
-  'endpoint.auto_paused',
-  'endpoint.paused_by_planner',
-  'quota.nearly_exhausted',
-] as const;
+type NotificationEvent = Schemas['NotificationChannel']['events'][number];
+/**
+ * The events come from packages/core (NOTIFICATION_EVENTS) through the OpenAPI types: a Record over
+ * that union fails the build when core adds or drops an event, so the list cannot drift. The web
+ * does not import @kairos/core itself (its index would bundle zod and cron-parser).
+ */
+const EVENT_KEYS: Record<NotificationEvent, true> = {
+  'endpoint.failing': true,
+  'endpoint.recovered': true,
+  'endpoint.auto_paused': true,
+  'endpoint.paused_by_planner': true,
+  'quota.nearly_exhausted': true,
+};
+const EVENTS = Object.keys(EVENT_KEYS) as NotificationEvent[];
 type ChannelType = 'webhook' | 'slack' | 'email';
 
 export function NotificationSettings() {
@@ -171,22 +178,21 @@ function CreateChannelForm() {
   const [name, setName] = useState('');
   const [type, setType] = useState<ChannelType>('webhook');
   const [destination, setDestination] = useState('');
-  const [events, setEvents] = useState<string[]>([...EVENTS]);
+  const [events, setEvents] = useState<NotificationEvent[]>([...EVENTS]);
   const create = useMutation({
     mutationFn: () => {
-      const chosen = events as Schemas['NotificationChannel']['events'];
       const body: Schemas['CreateNotificationChannelInput'] =
         type === 'email'
           ? {
               name,
               type,
-              events: chosen,
+              events,
               recipients: destination
                 .split(',')
                 .map((item) => item.trim())
                 .filter(Boolean),
             }
-          : { name, type, events: chosen, url: destination.trim() };
+          : { name, type, events, url: destination.trim() };
       return unwrap(api.POST('/api/notification-channels', { body }));
     },
     onSuccess: () => {
