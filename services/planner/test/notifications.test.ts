@@ -64,7 +64,7 @@ it('delivers one signed endpoint.paused_by_planner when the planner pauses an en
   await runAndAnalyse(bed.harness, bed.planner, endpoint);
   expect(await endpointRow(bed.harness, endpoint.id)).toMatchObject({ pauseOrigin: 'planner' });
 
-  await waitFor(() => verified.length >= 1, 10_000, 'the webhook delivery');
+  await waitFor(async () => verified.length >= 1, 10_000, 'the webhook delivery');
   // A second delivery (a retry of a delivered one, a duplicate event) would land within this window.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   expect(rejected).toEqual([]);
