@@ -24,7 +24,7 @@ import { loadApiConfig } from '../services/api/src/config.js';
 import { AccountLimits, UNLIMITED } from '../services/api/src/quotas.js';
 import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
-import { createTestRunner } from '../services/api/src/test-now.js';
+import { createTestNow } from '../services/api/src/test-now.js';
 import { PG_BASE, REDIS_URL, freshDatabase, percentile } from './lib.js';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 100_000);
@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   } as NodeJS.ProcessEnv);
   const masterKey = randomBytes(32);
   const notifier = createScheduleNotifier(db, redis, queuePrefix, () => undefined);
-  const testRunner = createTestRunner({
+  const testNow = createTestNow({
     connection: redis,
     eventsConnection: createRedisConnection(REDIS_URL),
     prefix: queuePrefix,
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     logger,
     notifier,
     apiKeys: new ApiKeyAuthenticator(db, 10_000),
-    testRunner,
+    testNow,
     masterKey,
     now: () => new Date(),
     accountLimits,
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
     if (server.listening) await new Promise((resolve) => server.close(resolve));
     await close();
     await notifier.close();
-    await testRunner.close();
+    await testNow.close();
     redis.disconnect();
     await db.close();
     if (process.env.BENCH_KEEP_DB !== '1') {

@@ -19,7 +19,7 @@ import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
 import { loadApiConfig } from '../services/api/src/config.js';
 import { buildOpenApiDocument } from '../services/api/src/docs/openapi.js';
 import type { ScheduleNotifier } from '../services/api/src/schedule-notifier.js';
-import type { TestRunner } from '../services/api/src/test-now.js';
+import type { TestNow } from '../services/api/src/test-now.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const webDir = join(root, 'services/web');
@@ -41,7 +41,7 @@ const { routes, close } = createApp({
   logger: createLogger('web-api', 'error'),
   notifier: { publish: unused } as unknown as ScheduleNotifier,
   apiKeys: new ApiKeyAuthenticator(db, 0),
-  testRunner: { run: unused } as unknown as TestRunner,
+  testNow: { run: unused } as unknown as TestNow,
   masterKey: Buffer.alloc(32),
   now: () => new Date(),
 });

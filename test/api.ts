@@ -16,7 +16,7 @@ import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { loadApiConfig } from '../services/api/src/config.js';
 import { createLogger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
-import { createTestRunner } from '../services/api/src/test-now.js';
+import { createTestNow } from '../services/api/src/test-now.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 import { REDIS_URL } from './env.mjs';
 import { createContractChecker } from './openapi.js';
@@ -90,7 +90,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   const notifier = createScheduleNotifier(db, redis, queuePrefix, () => undefined);
   const apiKeys = new ApiKeyAuthenticator(db, 10_000);
   const masterKey = randomBytes(32);
-  const testRunner = createTestRunner({
+  const testNow = createTestNow({
     connection: redis,
     eventsConnection: createRedisConnection(REDIS_URL),
     prefix: queuePrefix,
@@ -115,7 +115,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     logger,
     notifier,
     apiKeys,
-    testRunner,
+    testNow,
     masterKey,
     now: options.now ?? (() => new Date()),
     accountLimits,
@@ -172,7 +172,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     async close() {
       await closeApp();
       await notifier.close();
-      await testRunner.close();
+      await testNow.close();
       const keys = await redis.keys(`${queuePrefix}*`);
       if (keys.length > 0) await redis.del(...keys);
       redis.disconnect();

@@ -38,4 +38,12 @@ export * from './scheduling.js';
 export * from './signing-keys.js';
 export * from './dashboard.js';
 export * from './audit.js';
-export * from './notifications.js';
+export {
+  createNotificationChannel,
+  deleteNotificationChannel,
+  getNotificationChannel,
+  listNotificationChannels,
+  listNotifications,
+  raiseEndpointEvent,
+  raiseTestNotification,
+} from './notifications.js';

@@ -7,6 +7,9 @@
  * (`failingSince`) and applies auto-pause (`autoPausedAt`, `pausedUntil`). Each column is set by a
  * conditional update, so a transition is claimed once even when a delivery is retried or two
  * batches race; the caller raises one notification per claimed transition.
+ *
+ * Channel CRUD, listings and raising for one account are tenant-scoped (`@kairos/db`); the
+ * executor's state changes, delivery bookkeeping and quota notices span accounts (`@kairos/db/system`).
  */
 import {
   AppError,

@@ -1,10 +1,11 @@
 /**
  * `@kairos/db/system`: system-wide functions, not bound to one caller's account: the workers'
- * hot paths by endpoint or run id (executor: executions.ts; scheduler: schedule-state.ts; planner's
- * claims), auth lookups by secret, session or identity, the sweeps (reconcile, retention, expired
- * device codes), account creation and operator actions on any account. Importing this is the
- * visible mark of a call that can reach across tenants; api route handlers may import it only in
- * the files eslint.config.js allows (test/lint-rules.test.ts proves the rule).
+ * hot paths by endpoint or run id (executor: executions.ts, and notifications' state changes and
+ * delivery; scheduler: schedule-state.ts; planner's claims), auth lookups by secret, session or
+ * identity, the sweeps (reconcile, retention, partitions, expired device codes), account creation
+ * and operator actions on any account. Importing this is the visible mark of a call that can reach
+ * across tenants; api route handlers may import it only in the files eslint.config.js allows
+ * (test/lint-rules.test.ts proves the rule).
  */
 export { createAccount, type CreateAccountInput, type CreateAccountOptions, type CreatedAccount } from './accounts.js';
 export {
@@ -27,6 +28,17 @@ export {
 } from './device-auth.js';
 export { claimAnalysis, countFailedAnalysesInARow, pullAnalysisForward } from './analysis.js';
 export * from './executions.js';
+export {
+  applyEndpointTransitions,
+  claimQuotaNotices,
+  listStalePendingNotifications,
+  loadNotificationDelivery,
+  raiseNotifications,
+  recordNotificationAttempt,
+  type DeliveryAttempt,
+  type NotificationDelivery,
+  type RaisedEvent,
+} from './notifications.js';
 export * from './schedule-state.js';
 export * from './retention.js';
 export * from './identity.js';

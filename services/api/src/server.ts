@@ -13,7 +13,7 @@ import { loadApiConfig, type ApiConfig } from './config.js';
 import { createLogger, type Logger } from '@kairos/runtime';
 import { metrics, resolveMasterKey, stopTracing } from '@kairos/runtime';
 import { createScheduleNotifier } from './schedule-notifier.js';
-import { createTestRunner } from './test-now.js';
+import { createTestNow } from './test-now.js';
 
 export interface RunningApi {
   url: string;
@@ -38,7 +38,7 @@ export async function startApi(
     logger.warn('schedule change not published; the reconcile sweep will repair it', { error: error.message }),
   );
   const apiKeys = new ApiKeyAuthenticator(db, config.KAIROS_AUTH_CACHE_SECONDS * 1000);
-  const testRunner = createTestRunner({
+  const testNow = createTestNow({
     connection: redis,
     eventsConnection: createRedisConnection(config.REDIS_URL),
     prefix: config.KAIROS_QUEUE_PREFIX,
@@ -51,7 +51,7 @@ export async function startApi(
     logger,
     notifier,
     apiKeys,
-    testRunner,
+    testNow,
     masterKey,
     now: () => new Date(),
   });
@@ -82,7 +82,7 @@ export async function startApi(
       await closed;
       await closeApp();
       await notifier.close();
-      await testRunner.close();
+      await testNow.close();
       redis.disconnect();
       await db.close();
     },

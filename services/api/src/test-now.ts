@@ -18,12 +18,12 @@ import {
 import { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 
-export interface TestRunner {
+export interface TestNow {
   run(endpoint: { id: string; accountId: string; timeoutMs: number }): Promise<TestRunResult>;
   close(): Promise<void>;
 }
 
-export interface TestRunnerOptions {
+export interface TestNowOptions {
   /** Shared producer connection (adds the job). */
   connection: Redis;
   /** Dedicated connection for QueueEvents (blocking XREAD); closed by close(). */
@@ -36,7 +36,7 @@ export interface TestRunnerOptions {
 
 const DEFAULT_GRACE_MS = 10_000;
 
-export function createTestRunner(options: TestRunnerOptions): TestRunner {
+export function createTestNow(options: TestNowOptions): TestNow {
   const { prefix, graceMs = DEFAULT_GRACE_MS, onError = () => undefined } = options;
   const queue = new Queue<TestRunPayload, TestRunResult>(QUEUES.testRuns, {
     connection: options.connection,

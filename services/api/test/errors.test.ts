@@ -147,7 +147,7 @@ async function createApiHarnessClone(options: { breakDatabase?: boolean } = {}) 
     logger,
     notifier: { notify: async () => undefined, close: async () => undefined },
     apiKeys,
-    testRunner: { run: async () => Promise.reject(new Error('no executor')), close: async () => undefined },
+    testNow: { run: async () => Promise.reject(new Error('no executor')), close: async () => undefined },
     masterKey: harness.masterKey,
     now: () => new Date(),
   });

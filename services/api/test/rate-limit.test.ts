@@ -42,7 +42,7 @@ function secondReplica() {
     logger,
     notifier: { notify: async () => undefined, close: async () => undefined },
     apiKeys: new ApiKeyAuthenticator(harness.db, 0),
-    testRunner: { run: async () => Promise.reject(new Error('no executor')), close: async () => undefined },
+    testNow: { run: async () => Promise.reject(new Error('no executor')), close: async () => undefined },
     masterKey: harness.masterKey,
     now: () => new Date(),
   });

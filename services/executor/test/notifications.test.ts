@@ -6,7 +6,7 @@
  * (`smtp-server`). One notification per state change, never per run.
  */
 import { standardWebhookSecret } from '@kairos/core';
-import { claimQuotaNotices } from '@kairos/db';
+import { claimQuotaNotices } from '@kairos/db/system';
 import { SMTPServer } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
 import type { AddressInfo } from 'node:net';

@@ -6,7 +6,7 @@
  * sweep, the bad one is skipped and counted. Retention: an account whose old runs cannot be deleted
  * (something still references one) is skipped; the other accounts are swept.
  */
-import { newId, newIdAt } from '@kairos/core';
+import { newIdAt } from '@kairos/core';
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { createLogger, metrics } from '@kairos/runtime';
 import { Queue } from 'bullmq';

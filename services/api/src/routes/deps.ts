@@ -7,7 +7,7 @@ import type { RateLimiter } from '../rate-limit.js';
 import type { ApiConfig } from '../config.js';
 import type { Logger } from '@kairos/runtime';
 import type { ScheduleNotifier } from '../schedule-notifier.js';
-import type { TestRunner } from '../test-now.js';
+import type { TestNow } from '../test-now.js';
 
 /** What route modules get: no globals, so tests build an app against their own database. */
 export interface ApiDeps {
@@ -18,7 +18,7 @@ export interface ApiDeps {
   notifier: ScheduleNotifier;
   apiKeys: ApiKeyAuthenticator;
   /** Runs "test now" executions through the executor pool (test-runs queue). */
-  testRunner: TestRunner;
+  testNow: TestNow;
   /** Encrypts signing keys at rest (master-key.ts). */
   masterKey: Buffer;
   now: () => Date;

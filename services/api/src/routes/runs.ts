@@ -139,7 +139,7 @@ export function registerRunRoutes(routes: RouteRegistry, deps: ApiDeps): void {
           archivedAt: endpoint.archivedAt.toISOString(),
         });
       }
-      return { body: await deps.testRunner.run(endpoint) };
+      return { body: await deps.testNow.run(endpoint) };
     },
   );
 }

@@ -9,7 +9,8 @@
  * applies what this batch missed; raised rows whose publish was lost are re-added by the worker's
  * sweep. Auto-paused endpoints are announced on schedule-changes so the scheduler replans them now.
  */
-import { applyEndpointTransitions, raiseNotifications, type Database } from '@kairos/db';
+import type { Database } from '@kairos/db';
+import { applyEndpointTransitions, raiseNotifications } from '@kairos/db/system';
 import type { NotificationQueue } from '@kairos/queue';
 import type { Logger } from '@kairos/runtime';
 

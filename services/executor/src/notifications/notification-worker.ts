@@ -15,14 +15,14 @@
  * publish lost with Redis); job ids are the notification ids, so nothing is delivered twice.
  */
 import { decryptSecret } from '@kairos/core';
+import type { Database } from '@kairos/db';
 import {
   claimQuotaNotices,
   listStalePendingNotifications,
   loadNotificationDelivery,
   raiseNotifications,
   recordNotificationAttempt,
-  type Database,
-} from '@kairos/db';
+} from '@kairos/db/system';
 import {
   NOTIFICATION_ATTEMPTS,
   QUEUES,
