@@ -20,7 +20,8 @@ describe('sign-in', () => {
     const { page } = h;
     await page.goto(h.url('/settings'));
     await page.getByRole('heading', { name: 'Sign in to Kairos' }).waitFor();
-    await expect(page.getByRole('link', { name: 'Sign in with Test IdP' }).isVisible()).resolves.toBe(true);
+    // The heading renders before the providers' query answers: wait for the link (fails if it never shows).
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor({ state: 'visible' });
     await expect(page.getByRole('button', { name: 'Sign out' }).count()).resolves.toBe(0);
     expect(await sessionStatus()).toBe(401);
     await screenshot(page, 'sign-in');
