@@ -9,7 +9,7 @@
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { KairosApiError, type ApiClient } from './api-client.js';
+import { KairosApiError, type ApiClient, type Page } from './api-client.js';
 
 type Structured = Record<string, unknown>;
 
@@ -96,6 +96,13 @@ export const idArg = (what: string) =>
     .max(100)
     .meta({ description: `The ${what}'s id` });
 
+/** A record schema as a tool output: a plain object at the root (MCP requires type: object there). */
+export const asOutput = <Shape extends z.ZodRawShape>(record: z.ZodObject<Shape>) => z.object(record.shape);
+
+export const READ_ONLY = { readOnlyHint: true } as const;
+export const IDEMPOTENT_CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true } as const;
+export const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
+
 /**
  * Said by every list tool's description: how an agent reaches every item (the API's lists answer at
  * most 1000 items a call; an account may have 100,000 endpoints).
@@ -115,7 +122,7 @@ const pagingFields = {
 };
 
 /** A list page as structured content: the items under `key`, the total and where the next page starts. */
-export const pageOutput = <K extends string, T extends z.ZodType>(key: K, item: T) =>
+const pageOutput = <K extends string, T extends z.ZodType>(key: K, item: T) =>
   z.object({ ...({ [key]: z.array(item) } as Record<K, z.ZodArray<T>>), ...pagingFields });
 
 /** An API page object (e.g. the analysis sessions' { sessions, total, hasMore }) with nextOffset added. */
@@ -133,17 +140,57 @@ export const pageInfo = (itemCount: number, total: number, offset = 0): PageInfo
   return { total, hasMore, nextOffset: hasMore ? offset + itemCount : null };
 };
 
-export const toPage = <K extends string, T>(key: K, items: T[], total: number, offset = 0) =>
-  ({ [key]: items, ...pageInfo(items.length, total, offset) }) as Record<K, T[]> & PageInfo;
-
 /** The summary line of a page: "100 of 100000 jobs; more: call again with offset 100." */
 export const describePage = (what: string, shown: number, page: PageInfo): string =>
   `${shown} of ${page.total} ${what}` +
   (page.nextOffset !== null ? `; more: call again with offset ${page.nextOffset}.` : '.');
 
-/** A record schema as a tool output: a plain object at the root (MCP requires type: object there). */
-export const asOutput = <Shape extends z.ZodRawShape>(record: z.ZodObject<Shape>) => z.object(record.shape);
+/** Items a list tool renders under its summary line: enough to see a pattern, short enough to skim. */
+const SUMMARY_ITEMS = 5;
 
-export const READ_ONLY = { readOnlyHint: true } as const;
-export const IDEMPOTENT_CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true } as const;
-export const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false } as const;
+export interface ListToolSpec<
+  I extends z.ZodObject<{ offset: z.ZodType<number> }>,
+  K extends string,
+  T extends z.ZodType,
+> {
+  name: string;
+  title: string;
+  /** What the tool lists; PAGING_NOTE is appended. */
+  description: string;
+  input: I;
+  /** Where the result carries the items, and the noun of the summary line. */
+  key: K;
+  item: T;
+  list(api: ApiClient, args: z.output<I>): Promise<Page<z.output<T>>>;
+  /** When given, the first SUMMARY_ITEMS items are rendered one a line under the summary line. */
+  describeItem?: (item: z.output<T>) => string;
+}
+
+/**
+ * A read-only tool over one of the API's list routes (items plus X-Total-Count): its result is a
+ * page, { [key]: items, total, hasMore, nextOffset }, nextOffset counted from the call's offset.
+ */
+export function defineListTool<
+  I extends z.ZodObject<{ offset: z.ZodType<number> }>,
+  K extends string,
+  T extends z.ZodType,
+>(spec: ListToolSpec<I, K, T>): KairosTool {
+  type Items = Record<K, z.output<T>[]>;
+  return defineTool<I, Items & PageInfo>({
+    name: spec.name,
+    title: spec.title,
+    description: `${spec.description} ${PAGING_NOTE}`,
+    input: spec.input,
+    output: pageOutput(spec.key, spec.item) as z.ZodType<Items & PageInfo>,
+    annotations: READ_ONLY,
+    run: async (api, args) => {
+      const { items, total } = await spec.list(api, args);
+      return { ...({ [spec.key]: items } as Items), ...pageInfo(items.length, total, args.offset) };
+    },
+    summarize: (page) => {
+      const items = page[spec.key];
+      const shown = spec.describeItem ? items.slice(0, SUMMARY_ITEMS).map(spec.describeItem) : [];
+      return [describePage(spec.key, items.length, page), ...shown].join('\n');
+    },
+  });
+}

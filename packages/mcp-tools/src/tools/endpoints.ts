@@ -10,18 +10,7 @@ import {
 } from '@kairos/core';
 import { z } from 'zod';
 import type { ApiClient } from '../api-client.js';
-import {
-  CHANGE,
-  IDEMPOTENT_CHANGE,
-  PAGING_NOTE,
-  READ_ONLY,
-  asOutput,
-  defineTool,
-  describePage,
-  idArg,
-  pageOutput,
-  toPage,
-} from '../tool.js';
+import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
 
 const endpointId = idArg('endpoint');
 const jobId = idArg('job');
@@ -63,22 +52,18 @@ export const endpointTools = [
     run: (api, { jobId: job, ...input }) => api.createEndpoint(job, input),
     summarize: (record) => `Added. ${describeSchedule(record)}.`,
   }),
-  defineTool({
+  defineListTool({
     name: 'listEndpoints',
     title: "List a job's endpoints",
-    description: `Lists a job's endpoints, oldest first, with their schedule state (archived ones on request). ${PAGING_NOTE}`,
+    description: "Lists a job's endpoints, oldest first, with their schedule state (archived ones on request).",
     input: z.strictObject({
       jobId,
       ...pagingQuery(LIMITS.listDefaultLimit).shape,
       includeArchived: z.boolean().optional().meta({ description: 'Include archived endpoints (default false)' }),
     }),
-    output: pageOutput('endpoints', endpointRecord),
-    annotations: READ_ONLY,
-    run: async (api, { jobId: job, ...query }) => {
-      const { items, total } = await api.listEndpoints(job, query);
-      return toPage('endpoints', items, total, query.offset);
-    },
-    summarize: (page) => describePage('endpoints', page.endpoints.length, page),
+    key: 'endpoints',
+    item: endpointRecord,
+    list: (api, { jobId: job, ...query }) => api.listEndpoints(job, query),
   }),
   defineTool({
     name: 'getEndpoint',

@@ -1,18 +1,7 @@
 import { createJobInput, jobRecord, listJobsQuery, updateJobInput, type JobRecord } from '@kairos/core';
 import { z } from 'zod';
 import type { JobAction } from '../api-client.js';
-import {
-  CHANGE,
-  IDEMPOTENT_CHANGE,
-  PAGING_NOTE,
-  READ_ONLY,
-  asOutput,
-  defineTool,
-  describePage,
-  idArg,
-  pageOutput,
-  toPage,
-} from '../tool.js';
+import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
 
 const jobId = idArg('job');
 const job = asOutput(jobRecord);
@@ -56,18 +45,14 @@ export const jobTools = [
     run: (api, args) => api.createJob(args),
     summarize: (record) => `Created job "${record.name}" (${record.id}), status ${record.status}.`,
   }),
-  defineTool({
+  defineListTool({
     name: 'listJobs',
     title: 'List jobs',
-    description: `Lists the jobs of the account, newest first, optionally only those in one status. ${PAGING_NOTE}`,
+    description: 'Lists the jobs of the account, newest first, optionally only those in one status.',
     input: z.strictObject(listJobsQuery.shape),
-    output: pageOutput('jobs', jobRecord),
-    annotations: READ_ONLY,
-    run: async (api, args) => {
-      const { items, total } = await api.listJobs(args);
-      return toPage('jobs', items, total, args.offset);
-    },
-    summarize: (page) => describePage('jobs', page.jobs.length, page),
+    key: 'jobs',
+    item: jobRecord,
+    list: (api, args) => api.listJobs(args),
   }),
   defineTool({
     name: 'getJob',

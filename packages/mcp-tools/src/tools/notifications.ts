@@ -6,17 +6,7 @@
 import { FAILURE_SETTING_RANGE, NOTIFICATION_CHANNEL_TYPES, NOTIFICATION_EVENTS, pagingQuery } from '@kairos/core';
 import { z } from 'zod';
 import type { NotificationInfo } from '../api-client.js';
-import {
-  CHANGE,
-  IDEMPOTENT_CHANGE,
-  PAGING_NOTE,
-  READ_ONLY,
-  defineTool,
-  describePage,
-  idArg,
-  pageOutput,
-  toPage,
-} from '../tool.js';
+import { CHANGE, IDEMPOTENT_CHANGE, defineListTool, defineTool, idArg } from '../tool.js';
 
 const channelRecord = z.object({
   id: z.string(),
@@ -71,18 +61,14 @@ export const notificationTools = [
     run: (api, input) => api.createNotificationChannel(input),
     summarize: (channel) => `Created ${channel.type} channel "${channel.name}" (${channel.id}).`,
   }),
-  defineTool({
+  defineListTool({
     name: 'listNotificationChannels',
     title: 'List notification channels',
-    description: `The account's notification channels, newest first. ${PAGING_NOTE}`,
+    description: "The account's notification channels, newest first.",
     input: z.strictObject(paging),
-    output: pageOutput('channels', channelRecord),
-    annotations: READ_ONLY,
-    run: async (api, args) => {
-      const { items, total } = await api.listNotificationChannels(args);
-      return toPage('channels', items, total, args.offset);
-    },
-    summarize: (page) => describePage('channels', page.channels.length, page),
+    key: 'channels',
+    item: channelRecord,
+    list: (api, args) => api.listNotificationChannels(args),
   }),
   defineTool({
     name: 'deleteNotificationChannel',
@@ -104,12 +90,12 @@ export const notificationTools = [
     run: (api, { channelId: id }) => api.testNotificationChannel(id),
     summarize: describeDelivery,
   }),
-  defineTool({
+  defineListTool({
     name: 'listNotifications',
     title: 'List notifications and their delivery',
     description:
       `Notifications sent to the account's channels, newest first: event, status (pending, retrying, delivered, ` +
-      `failed), attempts, response code and error. Optional channelId and event filters. ${PAGING_NOTE}`,
+      'failed), attempts, response code and error. Optional channelId and event filters.',
     input: z.strictObject({
       ...paging,
       channelId: z.string().optional().describe('Only this channel'),
@@ -118,13 +104,9 @@ export const notificationTools = [
         .optional()
         .describe('Only this event'),
     }),
-    output: pageOutput('notifications', notificationRecord),
-    annotations: READ_ONLY,
-    run: async (api, args) => {
-      const { items, total } = await api.listNotifications(args);
-      return toPage('notifications', items, total, args.offset);
-    },
-    summarize: (page) => describePage('notifications', page.notifications.length, page),
+    key: 'notifications',
+    item: notificationRecord,
+    list: (api, args) => api.listNotifications(args),
   }),
   defineTool({
     name: 'setFailureThresholds',

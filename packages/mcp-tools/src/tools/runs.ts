@@ -9,17 +9,7 @@ import {
   type RunRecord,
 } from '@kairos/core';
 import { z } from 'zod';
-import {
-  CHANGE,
-  PAGING_NOTE,
-  READ_ONLY,
-  asOutput,
-  defineTool,
-  describePage,
-  idArg,
-  pageOutput,
-  toPage,
-} from '../tool.js';
+import { CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
 
 const describeRun = (run: RunRecord) =>
   `Run ${run.id} (${run.source}) ${run.status}` +
@@ -28,22 +18,18 @@ const describeRun = (run: RunRecord) =>
   (run.errorMessage ? `: ${run.errorMessage}` : '');
 
 export const runTools = [
-  defineTool({
+  defineListTool({
     name: 'listEndpointRuns',
     title: "List an endpoint's runs",
     description:
       "An endpoint's runs (executions), newest first, test runs included: status, HTTP status, duration, " +
       'response body (truncated to maxResponseSizeKb), error, source (baseline-interval, baseline-cron, ' +
-      `ai-interval, ai-oneshot, test) and lateness. Filter by status (success or failed). ${PAGING_NOTE}`,
+      'ai-interval, ai-oneshot, test) and lateness. Filter by status (success or failed).',
     input: z.strictObject({ id: idArg('endpoint'), ...listRunsQuery.shape }),
-    output: pageOutput('runs', runRecord),
-    annotations: READ_ONLY,
-    run: async (api, { id, ...query }) => {
-      const { items, total } = await api.listEndpointRuns(id, query);
-      return toPage('runs', items, total, query.offset);
-    },
-    summarize: (page) =>
-      [describePage('runs', page.runs.length, page), ...page.runs.slice(0, 5).map(describeRun)].join('\n'),
+    key: 'runs',
+    item: runRecord,
+    list: (api, { id, ...query }) => api.listEndpointRuns(id, query),
+    describeItem: describeRun,
   }),
   defineTool({
     name: 'getRun',
