@@ -6,48 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EndpointActions } from './endpoint-actions';
 import type { Endpoint } from './endpoint-queries';
 import { EndpointSchedulePanel } from './endpoint-schedule-panel';
+import { buildEndpoint } from './endpoint-test-data';
 
 afterEach(cleanup);
-
-function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
-  const now = new Date().toISOString();
-  return {
-    id: 'e1',
-    jobId: 'j1',
-    name: 'Check backlog',
-    description: null,
-    url: 'https://example.com/backlog',
-    method: 'GET',
-    baselineIntervalMs: 60_000,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    jitterMs: 0,
-    timeoutMs: 30_000,
-    maxResponseSizeKb: 100,
-    retry: null,
-    headersJson: null,
-    bodyJson: null,
-    status: 'active',
-    jobPaused: false,
-    nextRunAt: new Date(Date.now() + 30_000).toISOString(),
-    nextRunSource: 'baseline-interval',
-    lastRunAt: null,
-    lastStatus: null,
-    failureCount: 0,
-    backoffMultiplier: 1,
-    pausedUntil: null,
-    pauseReason: null,
-    autoPauseAfterFailures: null,
-    autoPausedAt: null,
-    hints: { interval: null, oneShot: null },
-    archivedAt: null,
-    createdAt: now,
-    updatedAt: now,
-    ...overrides,
-  };
-}
 
 function renderPage(facts: Endpoint) {
   return render(
@@ -64,7 +25,7 @@ const button = (name: string) => screen.queryByRole('button', { name, hidden: tr
 
 describe('endpoint controls', () => {
   it('an active interval endpoint offers every action, pause and both hint forms', () => {
-    renderPage(endpoint());
+    renderPage(buildEndpoint());
     for (const name of [
       'Test now',
       'Pause',
@@ -84,18 +45,20 @@ describe('endpoint controls', () => {
   });
 
   it('a paused endpoint offers Resume', () => {
-    renderPage(endpoint({ status: 'paused', pausedUntil: new Date(Date.now() + 3_600_000).toISOString() }));
+    renderPage(buildEndpoint({ status: 'paused', pausedUntil: new Date(Date.now() + 3_600_000).toISOString() }));
     expect(button('Resume')).not.toBeNull();
   });
 
   it('a cron endpoint has no interval hint form', () => {
-    renderPage(endpoint({ baselineIntervalMs: null, baselineCron: '*/5 * * * *', nextRunSource: 'baseline-cron' }));
+    renderPage(
+      buildEndpoint({ baselineIntervalMs: null, baselineCron: '*/5 * * * *', nextRunSource: 'baseline-cron' }),
+    );
     expect(button('Set interval hint')).toBeNull();
     expect(button('Set one-shot hint')).not.toBeNull();
   });
 
   it('an archived endpoint has no actions', () => {
-    renderPage(endpoint({ status: 'archived', archivedAt: new Date().toISOString(), nextRunAt: null }));
+    renderPage(buildEndpoint({ status: 'archived', archivedAt: new Date().toISOString(), nextRunAt: null }));
     for (const name of ['Test now', 'Pause', 'Resume', 'Clear hints', 'Archive endpoint'])
       expect(button(name)).toBeNull();
     expect(screen.getByText('This endpoint is archived: it no longer runs.')).toBeTruthy();

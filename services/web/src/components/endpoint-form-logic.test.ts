@@ -10,41 +10,17 @@ import {
   type EndpointFormState,
 } from './endpoint-form-state';
 import { durationToMs, msToDuration, type Duration } from './endpoint-form-units';
+import { buildEndpoint } from './endpoint-test-data';
 
-function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
-  return {
-    id: 'ep_1',
-    jobId: 'job_1',
-    name: 'Export',
-    description: null,
-    url: 'https://example.com/hook',
+/** A POST endpoint on a 5 min baseline with a masked header and a templated body. */
+const endpoint = (overrides: Partial<Endpoint> = {}): Endpoint =>
+  buildEndpoint({
     method: 'POST',
     baselineIntervalMs: 300_000,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    jitterMs: 0,
-    timeoutMs: 30_000,
-    maxResponseSizeKb: 100,
     headersJson: { Authorization: '********', Accept: 'application/json' },
     bodyJson: { since: '{{lastRunAt}}' },
-    status: 'active',
-    jobPaused: false,
-    nextRunAt: null,
-    nextRunSource: null,
-    lastRunAt: null,
-    lastStatus: null,
-    failureCount: 0,
-    backoffMultiplier: 1,
-    pausedUntil: null,
-    pauseReason: null,
-    autoPauseAfterFailures: null,
-    autoPausedAt: null,
-    hints: { interval: null, oneShot: null },
     ...overrides,
-  } as Endpoint;
-}
+  });
 
 function valuesOf(state: EndpointFormState): EndpointValues {
   const result = buildEndpointValues(state);
