@@ -51,6 +51,48 @@ describe('EndpointForm', () => {
     expect(onSave).toHaveBeenCalledWith(expect.objectContaining({ name: 'Export', baselineIntervalMs: 90_000 }));
   });
 
+  it('binds every duration field to its own value and unit', () => {
+    const onSave = renderForm();
+    fireEvent.change(screen.getByLabelText('Name', { exact: true }), { target: { value: 'Export' } });
+    fireEvent.change(screen.getByLabelText('URL'), { target: { value: 'https://example.com/x' } });
+    const durations: [label: string, unitLabel: string, amount: string, unit: string][] = [
+      ['Interval', 'Period unit', '10', 'min'],
+      ['Safety floor (optional)', 'Floor unit', '2', 'min'],
+      ['Ceiling (optional)', 'Ceiling unit', '1', 'h'],
+      ['Jitter (optional)', 'Jitter unit', '30', 's'],
+      ['Timeout', 'Timeout unit', '5', 's'],
+    ];
+    for (const [label, unitLabel, amount, unit] of durations) {
+      fireEvent.change(screen.getByLabelText(label), { target: { value: amount } });
+      fireEvent.change(screen.getByLabelText(unitLabel), { target: { value: unit } });
+    }
+    fireEvent.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    expect(onSave).toHaveBeenCalledWith(
+      expect.objectContaining({
+        baselineIntervalMs: 600_000,
+        minIntervalMs: 120_000,
+        maxIntervalMs: 3_600_000,
+        jitterMs: 30_000,
+        timeoutMs: 5_000,
+      }),
+    );
+  });
+
+  it('shows the API issues of the duration fields at those fields', () => {
+    renderForm(
+      new ApiError(400, 'VALIDATION_ERROR', 'invalid', [
+        { field: 'minIntervalMs', message: 'floor too low' },
+        { field: 'maxIntervalMs', message: 'ceiling below floor' },
+        { field: 'jitterMs', message: 'jitter too large' },
+        { field: 'timeoutMs', message: 'timeout too long' },
+      ]),
+    );
+    expect(errorOf('Safety floor (optional)')).toBe('floor too low');
+    expect(errorOf('Ceiling (optional)')).toBe('ceiling below floor');
+    expect(errorOf('Jitter (optional)')).toBe('jitter too large');
+    expect(errorOf('Timeout')).toBe('timeout too long');
+  });
+
   it('shows the API issues at their fields and the rest on top', () => {
     const error = new ApiError(400, 'VALIDATION_ERROR', 'invalid', [
       { field: 'baselineIntervalMs', message: 'baselineIntervalMs must be at least 1000 ms' },

@@ -1,6 +1,6 @@
 /** The request: timeout, response size limit, headers and body (with its template tokens). */
 import { Field, RadioOptions } from './field';
-import { DurationInput } from './endpoint-form-duration';
+import { DurationFieldInput, DurationInput } from './endpoint-form-duration';
 import { HeadersEditor } from './endpoint-form-headers';
 import type { SectionProps } from './endpoint-form-schedule';
 import { METHODS_WITH_BODY, type BodyFormat } from './endpoint-form-state';
@@ -89,14 +89,19 @@ function RetryFields({ state, set, errors }: SectionProps) {
   );
 }
 
-export function RequestFields({ state, set, errors }: SectionProps) {
+export function RequestFields(form: SectionProps) {
+  const { state, set, errors } = form;
   return (
     <fieldset className="endpoint-form-group">
       <legend>Request</legend>
-      <Field label="Timeout" error={errors.fields.timeout} hint="The whole request including the body; 0.1 s to 5 min.">
-        <DurationInput value={state.timeout} onChange={(timeout) => set({ timeout })} unitLabel="Timeout unit" />
-      </Field>
-      <RetryFields state={state} set={set} errors={errors} />
+      <DurationFieldInput
+        form={form}
+        name="timeout"
+        label="Timeout"
+        hint="The whole request including the body; 0.1 s to 5 min."
+        unitLabel="Timeout unit"
+      />
+      <RetryFields {...form} />
       <Field
         label="Response size limit (KiB)"
         error={errors.fields.maxResponseSizeKb}
@@ -115,7 +120,7 @@ export function RequestFields({ state, set, errors }: SectionProps) {
         rowErrors={errors.headerRows}
         error={errors.fields.headers}
       />
-      <BodyField state={state} set={set} errors={errors} />
+      <BodyField {...form} />
     </fieldset>
   );
 }

@@ -1,6 +1,6 @@
 /** The baseline schedule: a fixed interval or a cron expression in a time zone, plus floor and ceiling. */
 import { Field, RadioOptions } from './field';
-import { DurationInput } from './endpoint-form-duration';
+import { DurationFieldInput } from './endpoint-form-duration';
 import type { EndpointFormState, FormErrors, ScheduleType } from './endpoint-form-state';
 
 export interface SectionProps {
@@ -61,7 +61,8 @@ function CronFields({ state, set, errors }: SectionProps) {
   );
 }
 
-export function ScheduleFields({ state, set, errors }: SectionProps) {
+export function ScheduleFields(form: SectionProps) {
+  const { state, set } = form;
   return (
     <fieldset className="endpoint-form-group">
       <legend>Baseline schedule</legend>
@@ -79,48 +80,40 @@ export function ScheduleFields({ state, set, errors }: SectionProps) {
         />
       </div>
       {state.scheduleType === 'interval' ? (
-        <Field label="Interval" error={errors.fields.interval} hint="Time between runs, at least 1 second.">
-          <DurationInput value={state.interval} onChange={(interval) => set({ interval })} unitLabel="Period unit" />
-        </Field>
+        <DurationFieldInput
+          form={form}
+          name="interval"
+          label="Interval"
+          hint="Time between runs, at least 1 second."
+          unitLabel="Period unit"
+        />
       ) : (
-        <CronFields state={state} set={set} errors={errors} />
+        <CronFields {...form} />
       )}
-      <Field
+      <DurationFieldInput
+        form={form}
+        name="minInterval"
         label="Safety floor (optional)"
-        error={errors.fields.minInterval}
         hint="minIntervalMs: runs are never scheduled closer together than this."
-      >
-        <DurationInput
-          value={state.minInterval}
-          onChange={(minInterval) => set({ minInterval })}
-          unitLabel="Floor unit"
-          placeholder="none"
-        />
-      </Field>
-      <Field
+        unitLabel="Floor unit"
+        placeholder="none"
+      />
+      <DurationFieldInput
+        form={form}
+        name="maxInterval"
         label="Ceiling (optional)"
-        error={errors.fields.maxInterval}
         hint="maxIntervalMs: runs are never scheduled further apart than this."
-      >
-        <DurationInput
-          value={state.maxInterval}
-          onChange={(maxInterval) => set({ maxInterval })}
-          unitLabel="Ceiling unit"
-          placeholder="none"
-        />
-      </Field>
-      <Field
+        unitLabel="Ceiling unit"
+        placeholder="none"
+      />
+      <DurationFieldInput
+        form={form}
+        name="jitter"
         label="Jitter (optional)"
-        error={errors.fields.jitter}
         hint="jitterMs: each run starts up to this much later than planned (a fixed random offset per run), so endpoints on the same schedule do not all fire at once. Never past the ceiling; at most 1 hour and half the interval."
-      >
-        <DurationInput
-          value={state.jitter}
-          onChange={(jitter) => set({ jitter })}
-          unitLabel="Jitter unit"
-          placeholder="none"
-        />
-      </Field>
+        unitLabel="Jitter unit"
+        placeholder="none"
+      />
     </fieldset>
   );
 }
