@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap, type Schemas } from '../api/client';
 import { Field } from './field';
+import { CredentialTable } from './settings-credentials';
 import { SecretOnce } from './settings-secret';
 import { When } from './settings-section';
 import { Empty, QueryView } from './states';
@@ -108,45 +109,12 @@ function ApiKeyList({ keys }: { keys: ApiKey[] }) {
 
 function ApiKeyTable({ keys, caption }: { keys: ApiKey[]; caption: string }) {
   return (
-    <div className="table-wrap">
-      <table className="settings-table">
-        <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.map((key) => (
-            <ApiKeyRow key={key.id} apiKey={key} />
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
-  return (
-    <tr>
-      <th scope="row">{apiKey.name}</th>
-      <td data-label="Prefix">
-        <code>{apiKey.prefix}…</code>
-      </td>
-      <td data-label="Created">
-        <When iso={apiKey.createdAt} />
-      </td>
-      <td data-label="Last used">
-        <When iso={apiKey.lastUsedAt} empty="Never" />
-      </td>
-      <td className="settings-table-actions">
-        {apiKey.revokedAt ? (
+    <CredentialTable
+      caption={caption}
+      items={keys}
+      createdLabel="Created"
+      action={(apiKey) =>
+        apiKey.revokedAt ? (
           <span className="badge badge-archived">
             Revoked <When iso={apiKey.revokedAt} />
           </span>
@@ -156,8 +124,8 @@ function ApiKeyRow({ apiKey }: { apiKey: ApiKey }) {
             revoke={() => unwrap(api.DELETE('/api/api-keys/{keyId}', { params: { path: { keyId: apiKey.id } } }))}
             invalidates={API_KEYS}
           />
-        )}
-      </td>
-    </tr>
+        )
+      }
+    />
   );
 }

@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../api/client';
-import { When } from './settings-section';
+import { CredentialTable } from './settings-credentials';
 import { Empty, QueryView } from './states';
 import { RevokeButton } from './settings-revoke';
 
@@ -35,54 +35,18 @@ function NoDevices() {
 
 function DeviceTable({ devices }: { devices: Device[] }) {
   return (
-    <div className="table-wrap">
-      <table className="settings-table">
-        <caption className="visually-hidden">Connected devices</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Connected</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {devices.map((device) => (
-            <DeviceRow key={device.id} device={device} />
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function DeviceRow({ device }: { device: Device }) {
-  return (
-    <tr>
-      <th scope="row">{device.name}</th>
-      <td data-label="Prefix">
-        <code>{device.prefix}…</code>
-      </td>
-      <td data-label="Connected">
-        <When iso={device.createdAt} />
-      </td>
-      <td data-label="Last used">
-        <When iso={device.lastUsedAt} empty="Never" />
-      </td>
-      <td data-label="Expires">
-        <When iso={device.expiresAt} />
-      </td>
-      <td className="settings-table-actions">
+    <CredentialTable
+      caption="Connected devices"
+      items={devices}
+      createdLabel="Connected"
+      moreDates={[{ label: 'Expires', iso: (device) => device.expiresAt }]}
+      action={(device) => (
         <RevokeButton
           question={`Revoke “${device.name}”? Its access token stops working at once; the device must sign in again.`}
           revoke={() => unwrap(api.DELETE('/api/devices/{tokenId}', { params: { path: { tokenId: device.id } } }))}
           invalidates={DEVICES}
         />
-      </td>
-    </tr>
+      )}
+    />
   );
 }
