@@ -34,6 +34,7 @@ import {
   type testRunResultRecord,
 } from '@kairos/core';
 import type { z } from 'zod';
+import type { NotificationChannelInfo, NotificationInfo } from './notification-records.js';
 
 export type CredentialHeaders = Record<string, string>;
 
@@ -129,33 +130,6 @@ export type AccountSettings = {
   signingKeyGraceMinutes: number;
   notifyFailureThreshold: number;
   autoPauseAfterFailures: number | null;
-};
-
-/** A notification channel (GET /api/notification-channels). */
-export type NotificationChannelInfo = {
-  id: string;
-  name: string;
-  type: 'webhook' | 'slack' | 'email';
-  url: string | null;
-  recipients: string[];
-  events: string[];
-  createdAt: string;
-};
-
-/** One notification and its delivery (GET /api/notifications). */
-export type NotificationInfo = {
-  id: string;
-  channelId: string | null;
-  event: string;
-  endpointId: string | null;
-  payload: { type: string; timestamp: string; data: Record<string, unknown> };
-  status: 'pending' | 'retrying' | 'delivered' | 'failed';
-  attempts: number;
-  responseCode: number | null;
-  error: string | null;
-  lastAttemptAt: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
 };
 
 export type JobActionResult = { success: true; job: JobRecord };

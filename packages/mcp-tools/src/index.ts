@@ -1,5 +1,6 @@
 export * from './api-client.js';
 export * from './http.js';
+export type { NotificationChannelInfo, NotificationInfo } from './notification-records.js';
 export * from './resources.js';
 export * from './server.js';
 export { toolError, type KairosTool } from './tool.js';

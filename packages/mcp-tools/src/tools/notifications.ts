@@ -5,32 +5,8 @@
  */
 import { FAILURE_SETTING_RANGE, NOTIFICATION_CHANNEL_TYPES, NOTIFICATION_EVENTS, pagingQuery } from '@kairos/core';
 import { z } from 'zod';
-import type { NotificationInfo } from '../api-client.js';
+import { notificationChannelRecord, notificationRecord, type NotificationInfo } from '../notification-records.js';
 import { CHANGE, IDEMPOTENT_CHANGE, defineListTool, defineTool, idArg } from '../tool.js';
-
-const channelRecord = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.enum(NOTIFICATION_CHANNEL_TYPES),
-  url: z.string().nullable(),
-  recipients: z.array(z.string()),
-  events: z.array(z.string()),
-  createdAt: z.string(),
-});
-const notificationRecord = z.object({
-  id: z.string(),
-  channelId: z.string().nullable(),
-  event: z.string(),
-  endpointId: z.string().nullable(),
-  payload: z.object({ type: z.string(), timestamp: z.string(), data: z.record(z.string(), z.unknown()) }),
-  status: z.enum(['pending', 'retrying', 'delivered', 'failed']),
-  attempts: z.number().int(),
-  responseCode: z.number().int().nullable(),
-  error: z.string().nullable(),
-  lastAttemptAt: z.string().nullable(),
-  deliveredAt: z.string().nullable(),
-  createdAt: z.string(),
-});
 
 const channelId = idArg('notification channel');
 const paging = pagingQuery(50).shape;
@@ -56,7 +32,7 @@ export const notificationTools = [
       recipients: z.array(z.string()).optional().describe('email: the recipients'),
       events: z.array(z.enum(NOTIFICATION_EVENTS)).optional().describe('Events to receive (default all)'),
     }),
-    output: channelRecord,
+    output: notificationChannelRecord,
     annotations: CHANGE,
     run: (api, input) => api.createNotificationChannel(input),
     summarize: (channel) => `Created ${channel.type} channel "${channel.name}" (${channel.id}).`,
@@ -67,7 +43,7 @@ export const notificationTools = [
     description: "The account's notification channels, newest first.",
     input: z.strictObject(paging),
     key: 'channels',
-    item: channelRecord,
+    item: notificationChannelRecord,
     list: (api, args) => api.listNotificationChannels(args),
   }),
   defineTool({
@@ -75,7 +51,7 @@ export const notificationTools = [
     title: 'Delete a notification channel',
     description: 'The channel stops receiving notifications; its past notifications stay listed.',
     input: z.strictObject({ channelId }),
-    output: z.object({ success: z.literal(true), channel: channelRecord }),
+    output: z.object({ success: z.literal(true), channel: notificationChannelRecord }),
     annotations: { ...CHANGE, destructiveHint: true },
     run: (api, { channelId: id }) => api.deleteNotificationChannel(id),
     summarize: (result) => `Deleted channel "${result.channel.name}".`,
