@@ -8,7 +8,7 @@ import { api, ApiError, unwrap } from '../api/client';
 import { formatDateTime, formatDuration } from '../lib/time';
 import { defaultDateTimeLocal, fromDateTimeLocal } from './endpoint-datetime';
 import { useEndpointMutation, type Endpoint } from './endpoint-queries';
-import { Field } from './field';
+import { Field, FormError } from './field';
 
 const DEFAULT_TTL_MINUTES = '30';
 
@@ -131,13 +131,7 @@ export function OneShotHintForm({ endpoint }: { endpoint: Endpoint }) {
 }
 
 function FormOutcome({ error, children }: { error: string | null; children: string | null }) {
-  if (error) {
-    return (
-      <p className="form-error" role="alert">
-        {error}
-      </p>
-    );
-  }
+  if (error) return <FormError message={error} />;
   return children ? (
     <p className="muted" role="status">
       {children}

@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap } from '../api/client';
 import { defaultDateTimeLocal, fromDateTimeLocal } from './endpoint-datetime';
 import { useEndpointMutation, type Endpoint } from './endpoint-queries';
-import { Field } from './field';
+import { Field, FormError } from './field';
 
 interface PauseInput {
   pausedUntil: string | null;
@@ -56,11 +56,7 @@ export function EndpointPauseForm({ endpoint }: { endpoint: Endpoint }) {
           Pause
         </button>
       </div>
-      {otherError ? (
-        <p className="form-error" role="alert">
-          {otherError}
-        </p>
-      ) : null}
+      <FormError message={otherError} />
     </form>
   );
 }
@@ -77,11 +73,7 @@ export function EndpointResumeButton({ endpoint }: { endpoint: Endpoint }) {
       >
         Resume
       </button>
-      {resume.error ? (
-        <p className="form-error" role="alert">
-          {resume.error.message}
-        </p>
-      ) : null}
+      <FormError message={resume.error?.message} />
     </div>
   );
 }

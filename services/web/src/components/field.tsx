@@ -36,6 +36,15 @@ export function Field({
   );
 }
 
+/** An error that belongs to no field, above or below the form; nothing when there is none. */
+export function FormError({ message }: { message: string | null | undefined }) {
+  return message ? (
+    <p className="form-error" role="alert">
+      {message}
+    </p>
+  ) : null;
+}
+
 /** One labelled radio button per option (the caller puts them in a fieldset or group that names them). */
 export function RadioOptions<T extends string>({
   name,

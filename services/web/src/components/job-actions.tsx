@@ -5,6 +5,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { JOBS_KEY, jobEndpointsKey, jobKey, type Job } from './job-queries';
+import { FormError } from './field';
 
 type Action = 'pause' | 'resume' | 'archive';
 
@@ -57,11 +58,7 @@ export function JobActions({ job }: { job: Job }) {
           Archive job
         </button>
       </div>
-      {action.error ? (
-        <p className="form-error" role="alert">
-          {action.error.message}
-        </p>
-      ) : null}
+      <FormError message={action.error?.message} />
     </div>
   );
 }

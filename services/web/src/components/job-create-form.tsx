@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type Ref } from 'react';
 import { useNavigate } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
-import { Field } from './field';
+import { Field, FormError } from './field';
 import { JOBS_KEY } from './job-queries';
 
 /** Field errors for the fields this form shows; the rest (and errors without issues) go on top. */
@@ -38,11 +38,7 @@ export function JobCreateForm({ nameRef }: { nameRef?: Ref<HTMLInputElement> }) 
   return (
     <form onSubmit={submit} noValidate aria-labelledby="new-job-heading">
       <h2 id="new-job-heading">New job</h2>
-      {errors.form ? (
-        <p className="form-error" role="alert">
-          {errors.form}
-        </p>
-      ) : null}
+      <FormError message={errors.form} />
       <Field label="Name" error={errors.fields.name} hint="What the job is, e.g. Nightly exports.">
         <input ref={nameRef} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
       </Field>

@@ -2,7 +2,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
-import { Field } from './field';
+import { Field, FormError } from './field';
 import { RelativeTime } from './job-badges';
 import { splitJobErrors } from './job-create-form';
 import { JOBS_KEY, jobKey, type Job } from './job-queries';
@@ -79,11 +79,7 @@ export function JobEditForm({ job, onDone }: { job: Job; onDone: () => void }) {
   };
   return (
     <form onSubmit={submit} noValidate className="panel" aria-label="Edit job">
-      {errors.form ? (
-        <p className="form-error" role="alert">
-          {errors.form}
-        </p>
-      ) : null}
+      <FormError message={errors.form} />
       <Field label="Name" error={errors.fields.name}>
         <input ref={nameRef} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
       </Field>

@@ -11,6 +11,7 @@ import { formatDateTime } from '../lib/time';
 import { QuotaMeter } from './settings-meter';
 import { When } from './settings-section';
 import { QueryView } from './states';
+import { FormError } from './field';
 
 type AiSettingsInput = Schemas['AccountSettingsInput'];
 
@@ -63,11 +64,7 @@ function AiSwitches({ account }: { account: Account }) {
         onChange={(on) => change({ aiShadowMode: on })}
         hint="The planner proposes, nothing is applied: its proposals are recorded in the analysis sessions (marked shadow) so you can review them first."
       />
-      {save.error ? (
-        <p className="form-error" role="alert">
-          {save.error.message}
-        </p>
-      ) : null}
+      <FormError message={save.error?.message} />
     </>
   );
 }

@@ -5,7 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap, type Schemas } from '../api/client';
-import { Field } from './field';
+import { Field, FormError } from './field';
 import { CredentialTable } from './settings-credentials';
 import { SecretOnce } from './settings-secret';
 import { When } from './settings-section';
@@ -75,11 +75,7 @@ function CreateApiKeyForm() {
             {create.isPending ? 'Creating…' : 'Create API key'}
           </button>
         </div>
-        {create.error && !nameError ? (
-          <p className="form-error" role="alert">
-            {create.error.message}
-          </p>
-        ) : null}
+        <FormError message={create.error && !nameError ? create.error.message : null} />
       </form>
     </>
   );

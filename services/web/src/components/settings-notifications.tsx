@@ -6,7 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap, type Schemas } from '../api/client';
-import { Field } from './field';
+import { Field, FormError } from './field';
 import { ACCOUNT_KEY, useAccount } from './settings-account';
 import { When } from './settings-section';
 
@@ -101,11 +101,7 @@ function ThresholdsForm() {
           {save.isPending ? 'Saving…' : 'Save thresholds'}
         </button>
       </div>
-      {save.error && Object.keys(errors).length === 0 ? (
-        <p className="form-error" role="alert">
-          {save.error.message}
-        </p>
-      ) : null}
+      <FormError message={save.error && Object.keys(errors).length === 0 ? save.error.message : null} />
     </form>
   );
 }
@@ -249,11 +245,7 @@ function CreateChannelForm() {
           {create.isPending ? 'Creating…' : 'Create channel'}
         </button>
       </div>
-      {create.error ? (
-        <p className="form-error" role="alert">
-          {create.error.message}
-        </p>
-      ) : null}
+      <FormError message={create.error?.message} />
     </form>
   );
 }

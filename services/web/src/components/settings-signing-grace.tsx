@@ -8,7 +8,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap, type Schemas } from '../api/client';
 import { formatDateTime } from '../lib/time';
-import { Field } from './field';
+import { Field, FormError } from './field';
 import { ACCOUNT_KEY, useAccount } from './settings-account';
 import { When } from './settings-section';
 
@@ -57,11 +57,7 @@ export function SigningKeyGraceWindow({
           </div>
         </>
       ) : null}
-      {revoke.error ? (
-        <p className="form-error" role="alert">
-          {revoke.error.message}
-        </p>
-      ) : null}
+      <FormError message={revoke.error?.message} />
     </>
   );
 }
@@ -108,11 +104,7 @@ function GraceMinutesForm() {
           {save.isPending ? 'Saving…' : 'Save grace window'}
         </button>
       </div>
-      {save.error && !errors.signingKeyGraceMinutes ? (
-        <p className="form-error" role="alert">
-          {save.error.message}
-        </p>
-      ) : null}
+      <FormError message={save.error && !errors.signingKeyGraceMinutes ? save.error.message : null} />
     </form>
   );
 }

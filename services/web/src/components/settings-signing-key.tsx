@@ -10,6 +10,7 @@ import { SecretOnce } from './settings-secret';
 import { SigningKeyGraceWindow } from './settings-signing-grace';
 import { When } from './settings-section';
 import { Empty, QueryView } from './states';
+import { FormError } from './field';
 
 const SIGNING_KEY = ['signing-key'] as const;
 
@@ -93,11 +94,7 @@ export function SigningKeySettings() {
           )
         }
       </QueryView>
-      {error ? (
-        <p className="form-error" role="alert">
-          {error.message}
-        </p>
-      ) : null}
+      <FormError message={error?.message} />
     </>
   );
 }
