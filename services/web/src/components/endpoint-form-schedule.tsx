@@ -22,6 +22,28 @@ const SCHEDULE_TYPES: { value: ScheduleType; label: string }[] = [
   { value: 'cron', label: 'Cron schedule' },
 ];
 
+/** The optional bounds on every run time, empty by default. */
+const OPTIONAL_LIMITS = [
+  {
+    name: 'minInterval',
+    label: 'Safety floor (optional)',
+    hint: 'minIntervalMs: runs are never scheduled closer together than this.',
+    unitLabel: 'Floor unit',
+  },
+  {
+    name: 'maxInterval',
+    label: 'Ceiling (optional)',
+    hint: 'maxIntervalMs: runs are never scheduled further apart than this.',
+    unitLabel: 'Ceiling unit',
+  },
+  {
+    name: 'jitter',
+    label: 'Jitter (optional)',
+    hint: 'jitterMs: each run starts up to this much later than planned (a fixed random offset per run), so endpoints on the same schedule do not all fire at once. Never past the ceiling; at most 1 hour and half the interval.',
+    unitLabel: 'Jitter unit',
+  },
+] as const;
+
 function CronFields({ state, set, errors }: SectionProps) {
   return (
     <>
@@ -90,30 +112,9 @@ export function ScheduleFields(form: SectionProps) {
       ) : (
         <CronFields {...form} />
       )}
-      <DurationFieldInput
-        form={form}
-        name="minInterval"
-        label="Safety floor (optional)"
-        hint="minIntervalMs: runs are never scheduled closer together than this."
-        unitLabel="Floor unit"
-        placeholder="none"
-      />
-      <DurationFieldInput
-        form={form}
-        name="maxInterval"
-        label="Ceiling (optional)"
-        hint="maxIntervalMs: runs are never scheduled further apart than this."
-        unitLabel="Ceiling unit"
-        placeholder="none"
-      />
-      <DurationFieldInput
-        form={form}
-        name="jitter"
-        label="Jitter (optional)"
-        hint="jitterMs: each run starts up to this much later than planned (a fixed random offset per run), so endpoints on the same schedule do not all fire at once. Never past the ceiling; at most 1 hour and half the interval."
-        unitLabel="Jitter unit"
-        placeholder="none"
-      />
+      {OPTIONAL_LIMITS.map((limit) => (
+        <DurationFieldInput key={limit.name} form={form} placeholder="none" {...limit} />
+      ))}
     </fieldset>
   );
 }
