@@ -64,8 +64,8 @@ export function SigningKeySettings() {
       {issued ? (
         <SecretOnce label={issued.label} value={issued.key.rawKey} onDone={() => setIssued(null)}>
           <p>
-            Store it now: Kairos keeps it encrypted and will not show it again (a rotation issues a new one). Give
-            it to the services that receive Kairos requests; they verify each signature with it.
+            Store it now: Kairos keeps it encrypted and will not show it again (a rotation issues a new one). Give it to
+            the services that receive Kairos requests; they verify each signature with it.
           </p>
         </SecretOnce>
       ) : null}
