@@ -991,6 +991,8 @@ export interface components {
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
             retry?: components["schemas"]["RetrySettings"] | null;
+            /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
+            propagateTrace?: boolean;
             headersJson?: {
                 [key: string]: string;
             } | null;
@@ -1066,6 +1068,8 @@ export interface components {
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
             retry?: components["schemas"]["RetrySettings"] | null;
+            /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
+            propagateTrace?: boolean;
             headersJson?: {
                 [key: string]: string;
             } | null;
@@ -1260,6 +1264,8 @@ export interface components {
             maxResponseSizeKb: number;
             /** @description Retries inside a run; null: one attempt per run (the spec) */
             retry: components["schemas"]["RetrySettingsOutput"] | null;
+            /** @description The trace context goes to the target while the deployment has tracing on; false: never */
+            propagateTrace: boolean;
             /** @description Request headers; values of sensitive headers are masked as ******** */
             headersJson: {
                 [key: string]: string;

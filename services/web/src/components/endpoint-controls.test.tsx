@@ -27,6 +27,7 @@ function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     timeoutMs: 30_000,
     maxResponseSizeKb: 100,
     retry: null,
+    propagateTrace: true,
     headersJson: null,
     bodyJson: null,
     status: 'active',

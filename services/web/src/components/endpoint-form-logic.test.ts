@@ -27,6 +27,7 @@ function endpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     jitterMs: 0,
     timeoutMs: 30_000,
     maxResponseSizeKb: 100,
+    propagateTrace: true,
     headersJson: { Authorization: '********', Accept: 'application/json' },
     bodyJson: { since: '{{lastRunAt}}' },
     status: 'active',
@@ -179,6 +180,19 @@ describe('buildEndpointValues → create body', () => {
       },
     ],
     [
+      'the trace context opt-out is sent; the default (true) is left to the API',
+      { propagateTrace: false },
+      {
+        name: 'Export',
+        url: 'https://example.com/x',
+        method: 'GET',
+        baselineIntervalMs: 300_000,
+        timeoutMs: 30_000,
+        propagateTrace: false,
+        maxResponseSizeKb: 100,
+      },
+    ],
+    [
       'text body is sent as written',
       { method: 'PUT', bodyFormat: 'text', bodyText: 'since={{lastRunAt}}' },
       {
@@ -259,6 +273,7 @@ describe('buildPatchBody: only changed fields', () => {
     ['clear the body', { bodyText: '' }, { bodyJson: null }],
     ['set a floor', { minInterval: { amount: '1', unit: 'min' } }, { minIntervalMs: 60_000 }],
     ['set a jitter', { jitter: { amount: '2', unit: 'min' } }, { jitterMs: 120_000 }],
+    ['opt out of the trace context', { propagateTrace: false }, { propagateTrace: false }],
     [
       'turn retries on (default backoff)',
       { retryAttempts: '2' },
