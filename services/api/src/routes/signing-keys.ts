@@ -19,6 +19,7 @@ import {
 } from '@kairos/db';
 import { z } from 'zod';
 import { audit } from '../audit.js';
+import type { AuthContext } from '../auth/context.js';
 import type { RouteRegistry } from '../http/route.js';
 import { errorResponses } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -94,6 +95,13 @@ function toIssued({ rawKey, key }: IssuedSigningKey, now: Date) {
 export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const { db } = deps;
   const tags = ['Signing keys'];
+  /** The audit event of an answer that shows a key (its prefix only, never the key). */
+  const auditIssued = (
+    auth: AuthContext,
+    action: string,
+    { key }: IssuedSigningKey,
+    details: Record<string, unknown> = {},
+  ) => audit(deps, auth, action, { type: 'signing_key', id: key.id }, { keyPrefix: key.keyPrefix, ...details });
 
   routes.add(
     {
@@ -127,15 +135,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     },
     async ({ auth }) => {
       const issued = await createSigningKey(db, auth.accountId, deps.masterKey, deps.now());
-      await audit(
-        deps,
-        auth,
-        'signing_key.created',
-        { type: 'signing_key', id: issued.key.id },
-        {
-          keyPrefix: issued.key.keyPrefix,
-        },
-      );
+      await auditIssued(auth, 'signing_key.created', issued);
       return { status: 201, body: toIssued(issued, deps.now()), headers: NO_STORE };
     },
   );
@@ -161,17 +161,10 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     async ({ auth }) => {
       const now = deps.now();
       const issued = await rotateSigningKey(db, auth.accountId, deps.masterKey, now);
-      await audit(
-        deps,
-        auth,
-        'signing_key.rotated',
-        { type: 'signing_key', id: issued.key.id },
-        {
-          keyPrefix: issued.key.keyPrefix,
-          previousKeyPrefix: issued.key.previousKeyPrefix,
-          previousExpiresAt: issued.key.previousExpiresAt?.toISOString() ?? null,
-        },
-      );
+      await auditIssued(auth, 'signing_key.rotated', issued, {
+        previousKeyPrefix: issued.key.previousKeyPrefix,
+        previousExpiresAt: issued.key.previousExpiresAt?.toISOString() ?? null,
+      });
       return { body: toIssued(issued, now), headers: NO_STORE };
     },
   );
@@ -196,13 +189,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     },
     async ({ auth }) => {
       const issued = await revealSigningKey(db, auth.accountId, deps.masterKey, deps.now());
-      await audit(
-        deps,
-        auth,
-        'signing_key.revealed',
-        { type: 'signing_key', id: issued.key.id },
-        { keyPrefix: issued.key.keyPrefix },
-      );
+      await auditIssued(auth, 'signing_key.revealed', issued);
       return { body: toIssued(issued, deps.now()), headers: NO_STORE };
     },
   );
