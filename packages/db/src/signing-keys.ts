@@ -129,6 +129,8 @@ export async function revokePreviousSigningKey(
  * UPDATE marks it revealed and returns it: of two concurrent calls the second waits for the first's
  * row lock, then finds revealedAt set and matches nothing, so only one caller ever gets the key.
  * CONFLICT when it was shown already (rotate for a new one); NOT_FOUND when the account has no key.
+ * A key that no longer decrypts (KAIROS_MASTER_KEY changed) throws and stays marked: the executor
+ * cannot sign with it either, and a rotation is the way out.
  */
 export async function revealSigningKey(
   db: Database,
