@@ -1,9 +1,11 @@
 /**
- * Settings and the device page in a real browser: create an API key (shown once) and use it,
+ * Settings and the device page in a real browser: the new account's signing key shown once on the
+ * first visit, create an API key (shown once) and use it,
  * toggle AI scheduling, rotate the signing key, revoke the API key, and approve (or deny) a
  * device code the way the CLI and the MCP server ask for one. The tests run in order on one
  * signed-in page: the key created first checks the AI setting and is revoked last.
  */
+import { decryptSecret } from '@kairos/core';
 import type { Locator } from 'playwright-core';
 import { acceptNextDialog, screenshot, startBrowserHarness, waitFor, WAIT_MS, type BrowserHarness } from './harness.js';
 
@@ -27,6 +29,26 @@ describe('settings', () => {
     for (const name of ['API keys', 'Signing key', 'AI features', 'Connected devices', 'Usage']) {
       await section(name).getByRole('heading', { name, level: 2 }).waitFor();
     }
+  });
+
+  it("shows the new account's signing key once, on the first visit (issue #17)", async () => {
+    // The account was created by the IdP sign-in, which shows no key: Settings reveals it once.
+    const signing = section('Signing key');
+    const secret = signing.getByRole('group', { name: 'Your signing key' });
+    await secret.getByText('will not be shown again', { exact: false }).waitFor();
+    const rawKey = ((await secret.locator('.secret code').textContent()) ?? '').trim();
+    const stored = await h.api.db.prisma.signingKey.findFirstOrThrow({ where: { accountId: await h.accountId() } });
+    expect(decryptSecret(stored.encryptedKey, h.api.masterKey)).toBe(rawKey);
+    expect(stored.revealedAt).not.toBeNull();
+    await secret.getByRole('button', { name: 'Done' }).click();
+    await secret.waitFor({ state: 'detached' });
+
+    // Never again: a reload shows the key's prefix only.
+    await h.page.reload();
+    await signing.getByText(`${stored.keyPrefix}…`).waitFor();
+    await h.page.waitForResponse((response) => response.url().endsWith('/api/signing-keys'), { timeout: WAIT_MS });
+    expect(await signing.getByRole('group', { name: 'Your signing key' }).count()).toBe(0);
+    expect(await h.page.getByText(rawKey).count()).toBe(0);
   });
 
   it('creates an API key, shows it once, and the key works', async () => {

@@ -1,13 +1,14 @@
 /**
  * Tracing pieces in process, with the SDK's InMemorySpanExporter: the BullMQ hop (a real queue on
  * the machine's Redis: producer span → job data's traceparent → consumer span), the link that
- * starts a new trace after a run, the outbound call's span (a real got call to a local server),
- * trace ids in log lines, and nothing at all while tracing is off. The library instrumentations
+ * starts a new trace after a run, the outbound call's span (a real got call to a local server) and
+ * the trace context the target receives (or not, with the endpoint's propagateTrace false), trace ids
+ * in log lines, and nothing at all while tracing is off. The library instrumentations
  * (express, pg, ioredis, http) hook Node's module loader, which jest's module system bypasses: the
  * child-process test beside this one (one-trace.test.ts) checks their spans and parents.
  */
 import { randomBytes } from 'node:crypto';
-import { SpanKind, context, propagation, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -45,6 +46,41 @@ afterAll(async () => {
   await server.close();
 });
 
+/**
+ * One outbound call to the local target at `path` as the executor makes it (call span + got), inside
+ * a `process due` span continuing a remote trace that has vendor state (tracestate); the endpoint's
+ * own headers include a stale traceparent/tracestate pair.
+ */
+async function callTarget(path: string, propagateTrace: boolean) {
+  const http = createHttpExecutor({ egress: { allowPrivateTargets: true, allowCidrs: [] }, userAgent: 'test' });
+  const url = `${server.origin}${path}`;
+  const headers = { traceparent: USER_TRACEPARENT, tracestate: 'user=1' };
+  try {
+    const remote = propagation.extract(ROOT_CONTEXT, { traceparent: REMOTE_TRACEPARENT, tracestate: 'vendor=abc' });
+    const outcome = await tracer.startActiveSpan('process due', {}, remote, async (due) => {
+      const result = await traceOutboundCall(
+        { method: 'POST', url, runId: 'r1', endpointId: 'e1', propagateTrace },
+        (traceHeaders) =>
+          http.execute(
+            { url, method: 'POST', headers, body: '{}', timeoutMs: 2000, maxResponseSizeKb: 10 },
+            { runId: 'r1', endpointId: 'e1', scheduledAt: new Date(), lastRunAt: null, signingKey: null, traceHeaders },
+          ),
+      );
+      due.end();
+      return result;
+    });
+    expect(outcome.status).toBe('success');
+    const received = server.requests.filter((request) => request.url === path);
+    expect(received).toHaveLength(1);
+    return received[0]!.headers;
+  } finally {
+    http.close();
+  }
+}
+
+const USER_TRACEPARENT = `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`;
+const REMOTE_TRACEPARENT = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+
 /** Logs one line through the service logger and returns what its transport received. */
 function logLine(message: string): Record<string, unknown> {
   const logger = createLogger('test', 'info');
@@ -78,6 +114,13 @@ describe('tracing off (no OTLP endpoint)', () => {
       expect(logLine('off')).not.toHaveProperty('trace_id');
       span.end();
     });
+  });
+
+  it('sends no trace context of ours to the target, even with propagateTrace on', async () => {
+    const headers = await callTarget('/off', true);
+    // The endpoint's own headers go as written: nothing of ours added or replaced.
+    expect(headers.traceparent).toBe(USER_TRACEPARENT);
+    expect(headers.tracestate).toBe('user=1');
   });
 });
 
@@ -158,39 +201,38 @@ describe('tracing on (in-memory exporter)', () => {
   });
 
   it('records the outbound got call as a client span under the execution, without path or query', async () => {
-    const http = createHttpExecutor({ egress: { allowPrivateTargets: true, allowCidrs: [] }, userAgent: 'test' });
-    try {
-      const url = `${server.origin}/hook/SECRET-PATH?token=SECRET`;
-      const outcome = await tracer.startActiveSpan('process due', async (due) => {
-        const result = await traceOutboundCall({ method: 'POST', url, runId: 'r1', endpointId: 'e1' }, () =>
-          http.execute(
-            { url, method: 'POST', headers: {}, body: '{}', timeoutMs: 2000, maxResponseSizeKb: 10 },
-            { runId: 'r1', endpointId: 'e1', scheduledAt: new Date(), lastRunAt: null, signingKey: null },
-          ),
-        );
-        due.end();
-        return result;
-      });
-      expect(outcome.status).toBe('success');
-      const due = finished().find((span) => span.name === 'process due')!;
-      const call = finished().find((span) => span.kind === SpanKind.CLIENT)!;
-      expect(call.name).toBe('POST');
-      expect(call.parentSpanContext?.spanId).toBe(due.spanContext().spanId);
-      expect(call.attributes).toEqual({
-        'http.request.method': 'POST',
-        'kairos.run.id': 'r1',
-        'kairos.endpoint.id': 'e1',
-        'url.scheme': 'http',
-        'server.address': '127.0.0.1',
-        'server.port': server.port,
-        'http.response.status_code': 200,
-      });
-      expect(JSON.stringify(call.attributes)).not.toContain('SECRET');
-      // The request left as the endpoint defined it: no trace context of ours.
-      expect(server.requests.at(-1)!.headers.traceparent).toBeUndefined();
-    } finally {
-      http.close();
-    }
+    const headers = await callTarget('/hook/SECRET-PATH?token=SECRET', true);
+    const due = finished().find((span) => span.name === 'process due')!;
+    const call = finished().find((span) => span.kind === SpanKind.CLIENT)!;
+    expect(call.name).toBe('POST');
+    expect(call.parentSpanContext?.spanId).toBe(due.spanContext().spanId);
+    expect(call.attributes).toEqual({
+      'http.request.method': 'POST',
+      'kairos.run.id': 'r1',
+      'kairos.endpoint.id': 'e1',
+      'url.scheme': 'http',
+      'server.address': '127.0.0.1',
+      'server.port': server.port,
+      'http.response.status_code': 200,
+    });
+    expect(JSON.stringify(call.attributes)).not.toContain('SECRET');
+    // The target joins the execution's trace, its parent the call span; ours replaces the endpoint's
+    // own traceparent and tracestate, the trace's vendor state travelling with it.
+    const { traceId, spanId } = call.spanContext();
+    expect(traceId).toBe(due.spanContext().traceId);
+    expect(traceId).toBe('a'.repeat(32));
+    expect(headers.traceparent).toBe(`00-${traceId}-${spanId}-01`);
+    expect(headers.tracestate).toBe('vendor=abc');
+    // Only the call span: the suppressed http instrumentation added no second client span.
+    expect(finished().filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(1);
+  });
+
+  it('sends no trace context of ours when the endpoint opts out (propagateTrace false)', async () => {
+    const headers = await callTarget('/opted-out', false);
+    expect(headers.traceparent).toBe(USER_TRACEPARENT);
+    expect(headers.tracestate).toBe('user=1');
+    // The call is still traced on our side.
+    expect(finished().filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(1);
   });
 
   it('puts the active span’s trace_id and span_id on log lines', () => {

@@ -4,8 +4,9 @@
  * (own queue prefix), exporting to an OTLP HTTP/JSON receiver on 127.0.0.1. An endpoint created
  * through the api runs against a local target, and the request that created it, the scheduler's
  * recompute, the due job's execution with its outbound call and the planner's pass share one trace
- * id, with express, PostgreSQL and Redis spans under it. Then the same services without an OTLP
- * endpoint: the receiver hears nothing, and the target never sees a traceparent.
+ * id, with express, PostgreSQL and Redis spans under it; the target receives the call span's
+ * traceparent, except from an endpoint with propagateTrace false. Then the same services without an
+ * OTLP endpoint: the receiver hears nothing, and the target never sees a traceparent.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -112,7 +113,12 @@ async function startServices(otel: Record<string, string>): Promise<{ apiPort: n
 }
 
 /** Creates a job and a 1 s interval endpoint calling the target at `path` through the api. */
-async function createEndpoint(apiPort: number, apiKey: string, path: string): Promise<string> {
+async function createEndpoint(
+  apiPort: number,
+  apiKey: string,
+  path: string,
+  fields: Record<string, unknown> = {},
+): Promise<string> {
   const post = async (route: string, body: unknown) => {
     const response = await fetch(`http://127.0.0.1:${apiPort}/api${route}`, {
       method: 'POST',
@@ -131,6 +137,7 @@ async function createEndpoint(apiPort: number, apiKey: string, path: string): Pr
     method: 'GET',
     baselineIntervalMs: 1000,
     timeoutMs: 2000,
+    ...fields,
   });
 }
 
@@ -160,6 +167,7 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
   });
   try {
     const endpointId = await createEndpoint(services.apiPort, apiKey, '/traced');
+    await createEndpoint(services.apiPort, apiKey, '/opted-out', { propagateTrace: false });
     await waitFor('a call to the target', () => requestsTo('/traced').length > 0, 60_000);
 
     // The api's server span for the request that created the endpoint roots the trace.
@@ -234,9 +242,17 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
     expect(next.traceId).not.toBe(created.traceId);
     expect(next.parentSpanId).toBe('');
 
-    // Probes open no trace; the target never sees our trace context (call-span.ts).
+    // The target received the call span's context (its own tracing would join this trace); every
+    // later call too, each its own; the opted-out endpoint's calls carried none.
+    expect(requestsTo('/traced')[0]!.headers.traceparent).toBe(`00-${created.traceId}-${call.spanId}-01`);
+    for (const request of requestsTo('/traced')) {
+      expect(request.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    }
+    await waitFor('a call of the opted-out endpoint', () => requestsTo('/opted-out').length > 0, 60_000);
+    for (const request of requestsTo('/opted-out')) expect(request.headers.traceparent).toBeUndefined();
+
+    // Probes open no trace.
     expect(receiver.spans.some((span) => /healthz|readyz/.test(String(span.attributes['url.path'] ?? '')))).toBe(false);
-    for (const request of requestsTo('/traced')) expect(request.headers.traceparent).toBeUndefined();
   } finally {
     await services.stop();
   }

@@ -17,15 +17,20 @@ export interface CreatedAccount {
   account: Account;
   user: User;
   apiKey: { record: ApiKey; raw: string } | null;
-  /** Created with the account (SPEC "Signing keys"); the API never shows a stored key again (rotate issues a new one). */
+  /**
+   * Created with the account (SPEC "Signing keys"). Unless the caller shows it (signingKeyRevealedAt),
+   * POST /api/signing-keys/reveal shows it once later (the web UI's first Settings visit).
+   */
   signingKey: SigningKeyInfo;
-  /** The raw signing key, for the caller to show once (the operator CLI prints it); never stored in clear. */
+  /** The raw signing key, for a caller that shows it now (the operator CLI prints it); never stored in clear. */
   rawSigningKey: string;
 }
 
 export interface CreateAccountOptions {
   /** Encrypts the account's signing key at rest. */
   masterKey: Buffer;
+  /** Set when the caller shows rawSigningKey now (the operator CLI): the key then counts as revealed. */
+  signingKeyRevealedAt?: Date;
 }
 
 /**
@@ -71,7 +76,7 @@ export async function createAccount(
           }
         : null;
       const signingKey = await tx.signingKey.create({
-        data: { id: newId(), accountId, keyPrefix, encryptedKey },
+        data: { id: newId(), accountId, keyPrefix, encryptedKey, revealedAt: options.signingKeyRevealedAt ?? null },
         select: SIGNING_KEY_INFO,
       });
       return { account, user, apiKey, signingKey, rawSigningKey };

@@ -24,6 +24,7 @@ function configData(config: EndpointConfig) {
     timeoutMs: config.timeoutMs,
     maxResponseSizeKb: config.maxResponseSizeKb,
     retry: jsonOrNull(config.retry),
+    propagateTrace: config.propagateTrace,
     headers: jsonOrNull(config.headers),
     body: jsonOrNull(config.body),
   };
@@ -46,6 +47,7 @@ export function endpointConfig(endpoint: Endpoint): EndpointConfig {
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     retry: (endpoint.retry as EndpointConfig['retry']) ?? null,
+    propagateTrace: endpoint.propagateTrace,
     headers: (endpoint.headers as Record<string, string> | null) ?? null,
     body: (endpoint.body as EndpointConfig['body']) ?? null,
   };

@@ -21,6 +21,8 @@ export interface ExecutionTarget {
   maxResponseSizeKb: number;
   /** Retries inside the run (issue #16); null: one attempt (the spec). */
   retry: RetrySettings | null;
+  /** Send the execution's trace context to the target (only while tracing is on; README "Tracing"). */
+  propagateTrace: boolean;
   lastRunAt: Date | null;
   /** Planned time of the latest slot that has its run recorded (or was skipped for quota). */
   lastScheduledAt: Date | null;
@@ -38,7 +40,7 @@ export interface ExecutionTarget {
 
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
-         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."lastRunAt",
+         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace", e."lastRunAt",
          e."lastScheduledAt", k."encryptedKey" AS "encryptedSigningKey",
          k."previousEncryptedKey" AS "encryptedPreviousSigningKey", k."previousExpiresAt" AS "previousSigningKeyExpiresAt",
          a.tier, a."quotaOverrides", a."aiSchedulingEnabled"

@@ -9,8 +9,12 @@
  * `previousExpiresAt` = rotation time + the window; the executor signs with both until then. Only one
  * previous key is kept: rotating again inside a window drops the older one. `revokePreviousSigningKey`
  * ends the window at once. With 0 (the default) a rotation clears any previous key.
+ *
+ * Shown once (issue #17): `revealedAt` records when the raw key was shown. Create and rotate show it
+ * in their answer, the operator CLI prints the key of the account it creates; an account created at
+ * sign-in has never shown its key, so `revealSigningKey` answers it once (decrypted), then CONFLICT.
  */
-import { AppError, encryptSecret, generateSigningKey, newId, signingKeyPrefix } from '@kairos/core';
+import { AppError, decryptSecret, encryptSecret, generateSigningKey, newId, signingKeyPrefix } from '@kairos/core';
 import type { Database } from './client.js';
 import type { SigningKey } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
@@ -32,9 +36,10 @@ export const SIGNING_KEY_INFO = {
   rotatedAt: true,
   previousKeyPrefix: true,
   previousExpiresAt: true,
+  revealedAt: true,
 } as const;
 
-const RETURNING_INFO = `k.id, k."accountId", k."keyPrefix", k."createdAt", k."rotatedAt", k."previousKeyPrefix", k."previousExpiresAt"`;
+const RETURNING_INFO = `k.id, k."accountId", k."keyPrefix", k."createdAt", k."rotatedAt", k."previousKeyPrefix", k."previousExpiresAt", k."revealedAt"`;
 
 /** A fresh key, as the raw value and the columns to store (used by createAccount too). */
 export function newSigningKey(masterKey: Buffer): { rawKey: string; keyPrefix: string; encryptedKey: string } {
@@ -46,12 +51,17 @@ export async function getSigningKeyInfo(db: Database, accountId: string): Promis
   return db.prisma.signingKey.findUnique({ where: { accountId }, select: SIGNING_KEY_INFO });
 }
 
-/** CONFLICT when the account already has a key (rotate it instead). */
-export async function createSigningKey(db: Database, accountId: string, masterKey: Buffer): Promise<IssuedSigningKey> {
+/** CONFLICT when the account already has a key (rotate it instead). The answer shows the key: revealed now. */
+export async function createSigningKey(
+  db: Database,
+  accountId: string,
+  masterKey: Buffer,
+  now: Date,
+): Promise<IssuedSigningKey> {
   const { rawKey, keyPrefix, encryptedKey } = newSigningKey(masterKey);
   try {
     const key = await db.prisma.signingKey.create({
-      data: { id: newId(), accountId, keyPrefix, encryptedKey },
+      data: { id: newId(), accountId, keyPrefix, encryptedKey, revealedAt: now },
       select: SIGNING_KEY_INFO,
     });
     return { rawKey, key };
@@ -75,7 +85,7 @@ export async function rotateSigningKey(
   // previous* in the same write that stores the new one (no window where neither signs).
   const { rows } = await db.pool.query<SigningKeyInfo>(
     `UPDATE signing_keys k
-        SET "keyPrefix" = $2, "encryptedKey" = $3, "rotatedAt" = $4,
+        SET "keyPrefix" = $2, "encryptedKey" = $3, "rotatedAt" = $4, "revealedAt" = $4,
             "previousKeyPrefix"    = CASE WHEN a."signingKeyGraceMinutes" > 0 THEN k."keyPrefix" END,
             "previousEncryptedKey" = CASE WHEN a."signingKeyGraceMinutes" > 0 THEN k."encryptedKey" END,
             "previousExpiresAt"    = CASE WHEN a."signingKeyGraceMinutes" > 0
@@ -112,4 +122,38 @@ export async function revokePreviousSigningKey(
   if (!row) throw new AppError('NOT_FOUND', 'no previous signing key is in its grace window; nothing to revoke');
   const { revokedPrefix, ...key } = row;
   return { key, revokedKeyPrefix: revokedPrefix };
+}
+
+/**
+ * The raw key of an account whose key was never shown (created at sign-in), once. One conditional
+ * UPDATE marks it revealed and returns it: of two concurrent calls the second waits for the first's
+ * row lock, then finds revealedAt set and matches nothing, so only one caller ever gets the key.
+ * CONFLICT when it was shown already (rotate for a new one); NOT_FOUND when the account has no key.
+ * A key that no longer decrypts (KAIROS_MASTER_KEY changed) throws and stays marked: the executor
+ * cannot sign with it either, and a rotation is the way out.
+ */
+export async function revealSigningKey(
+  db: Database,
+  accountId: string,
+  masterKey: Buffer,
+  now: Date,
+): Promise<IssuedSigningKey> {
+  const { rows } = await db.pool.query<SigningKeyInfo & { encryptedKey: string }>(
+    `UPDATE signing_keys k SET "revealedAt" = $2
+      WHERE k."accountId" = $1 AND k."revealedAt" IS NULL
+  RETURNING ${RETURNING_INFO}, k."encryptedKey"`,
+    [accountId, now],
+  );
+  const row = rows[0];
+  if (row) {
+    const { encryptedKey, ...key } = row;
+    return { rawKey: decryptSecret(encryptedKey, masterKey), key };
+  }
+  const existing = await getSigningKeyInfo(db, accountId);
+  if (!existing) throw new AppError('NOT_FOUND', 'no signing key exists; create one with POST /api/signing-keys');
+  throw new AppError(
+    'CONFLICT',
+    'the signing key was already shown and is never shown again; rotate it with POST /api/signing-keys/rotate for a new one',
+    { revealedAt: existing.revealedAt?.toISOString() ?? null },
+  );
 }

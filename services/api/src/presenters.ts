@@ -63,6 +63,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     retry: (endpoint.retry as EndpointRecord['retry']) ?? null,
+    propagateTrace: endpoint.propagateTrace,
     headersJson: maskHeaders(endpoint.headers as Record<string, string> | null),
     bodyJson: (endpoint.body as EndpointRecord['bodyJson']) ?? null,
     status,

@@ -66,6 +66,8 @@ describe('kairos accounts create --json', () => {
     const now = Math.floor(Date.now() / 1000);
     expect(verifySignature(created.signingKey, now, '{}', signPayload(storedKey, now, '{}'), now)).toBe(true);
     expect(stored.encryptedKey).not.toContain(created.signingKey);
+    // Printed here, so it counts as shown: the web UI's Settings does not show it again.
+    expect(stored.revealedAt).not.toBeNull();
   }, 120_000);
 });
 

@@ -33,8 +33,23 @@ describe('endpoints', () => {
       pausedUntil: null,
       hints: { interval: null, oneShot: null },
       description: 'Tighten when orders surge',
+      propagateTrace: true,
     });
     expect(typeof response.body.id).toBe('string');
+  });
+
+  it('stores the trace context opt-out (propagateTrace), changeable by PATCH; only a boolean', async () => {
+    const created = await create({ propagateTrace: false });
+    expect(created.status).toBe(201);
+    expect(created.body.propagateTrace).toBe(false);
+    const stored = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(stored.propagateTrace).toBe(false);
+    const path = `/api/jobs/${jobId}/endpoints/${created.body.id}`;
+    expect((await api.patch(path, { propagateTrace: true })).body.propagateTrace).toBe(true);
+    const invalid = await api.patch(path, { propagateTrace: 'no' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.error.code).toBe('VALIDATION_ERROR');
+    expect((await api.get(path)).body.propagateTrace).toBe(true);
   });
 
   it('is readable under its job and by id, and listed', async () => {

@@ -44,6 +44,7 @@ describe('signing keys', () => {
       rotatedAt: null,
       previousKeyPrefix: null,
       previousExpiresAt: null,
+      revealedAt: null,
     });
   });
 
@@ -66,6 +67,7 @@ describe('signing keys', () => {
       rotatedAt: null,
       previousKeyPrefix: null,
       previousExpiresAt: null,
+      revealedAt: null,
     });
     const rotate = await api.post('/api/signing-keys/rotate');
     expect(rotate.status).toBe(404);
@@ -91,6 +93,7 @@ describe('signing keys', () => {
       rotatedAt: null,
       previousKeyPrefix: null,
       previousExpiresAt: null,
+      revealedAt: expect.any(String), // shown by create
     });
     expect(JSON.stringify(info)).not.toContain(created.body.rawKey);
   });
@@ -109,7 +112,12 @@ describe('signing keys', () => {
     expect(JSON.stringify(await storedKey(accountId))).not.toContain(oldRawKey);
 
     const info = (await api.get('/api/signing-keys')).body;
-    expect(info).toMatchObject({ hasKey: true, keyPrefix: rotated.body.keyPrefix, rotatedAt: rotated.body.rotatedAt });
+    expect(info).toMatchObject({
+      hasKey: true,
+      keyPrefix: rotated.body.keyPrefix,
+      rotatedAt: rotated.body.rotatedAt,
+      revealedAt: rotated.body.rotatedAt, // shown by the rotation
+    });
     const again = await api.post('/api/signing-keys/rotate');
     expect(again.body.rawKey).not.toBe(rotated.body.rawKey);
   });
@@ -123,6 +131,56 @@ describe('signing keys', () => {
     await alice.api.post('/api/signing-keys');
     expect(await storedKey(bob.accountId)).toEqual(bobBefore);
     expect((await bob.api.get('/api/signing-keys')).body.keyPrefix).toBe(bobBefore!.keyPrefix);
+  });
+});
+
+describe('reveal (the key of an account created at sign-in, shown once)', () => {
+  it('answers the raw key once, then 409 CONFLICT; the info says when it was shown', async () => {
+    const { accountId, api } = await createTenant();
+    const rawKey = decryptSecret((await storedKey(accountId))!.encryptedKey, harness.masterKey);
+    const revealed = await api.post('/api/signing-keys/reveal');
+    expect(revealed.status).toBe(200);
+    expect(revealed.headers['cache-control']).toBe('no-store');
+    expect(revealed.body).toMatchObject({ rawKey, keyPrefix: rawKey.slice(0, 8), rotatedAt: null });
+    const revealedAt = (await storedKey(accountId))!.revealedAt!.toISOString();
+    expect((await api.get('/api/signing-keys')).body.revealedAt).toBe(revealedAt);
+
+    const again = await api.post('/api/signing-keys/reveal');
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'CONFLICT', details: { revealedAt } });
+    expect(JSON.stringify(again.body)).not.toContain(rawKey);
+    const audited = await harness.db.prisma.auditEvent.count({ where: { accountId, action: 'signing_key.revealed' } });
+    expect(audited).toBe(1);
+  });
+
+  it('gives the key to exactly one of concurrent callers', async () => {
+    const { accountId, api } = await createTenant();
+    const rawKey = decryptSecret((await storedKey(accountId))!.encryptedKey, harness.masterKey);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => api.post('/api/signing-keys/reveal')));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409, 409, 409, 409, 409, 409]);
+    expect(answers.find((answer) => answer.status === 200)!.body.rawKey).toBe(rawKey);
+  });
+
+  it('is 409 after create or rotate (they showed the key), 404 without a key', async () => {
+    const { accountId, api } = await createTenant();
+    await api.post('/api/signing-keys/rotate');
+    expect((await api.post('/api/signing-keys/reveal')).status).toBe(409);
+
+    await harness.db.prisma.signingKey.delete({ where: { accountId } });
+    const missing = await api.post('/api/signing-keys/reveal');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('NOT_FOUND');
+    expect((await api.post('/api/signing-keys')).status).toBe(201);
+    expect((await api.post('/api/signing-keys/reveal')).status).toBe(409);
+  });
+
+  it("reveals only the caller's own key", async () => {
+    const alice = await createTenant();
+    const bob = await createTenant();
+    const bobKey = decryptSecret((await storedKey(bob.accountId))!.encryptedKey, harness.masterKey);
+    const revealed = await alice.api.post('/api/signing-keys/reveal');
+    expect(revealed.body.rawKey).not.toBe(bobKey);
+    expect((await storedKey(bob.accountId))!.revealedAt).toBeNull();
   });
 });
 

@@ -1,23 +1,38 @@
 /**
  * The span of an outbound call (README "Tracing"): one CLIENT span per execution, written here
  * rather than by the http instrumentation, which is suppressed for the call. Two reasons:
- * - the instrumentation injects `traceparent` into every request it sees, and the request a user
- *   defined reaches the target as the spec describes it (SPEC "Outbound": the signature headers and
- *   the endpoint's own), with no header of ours added;
+ * - the instrumentation injects `traceparent` into every request it sees; here the trace context
+ *   goes only where the endpoint lets it (`propagateTrace`, default true), and only while tracing
+ *   is on: with it off (the spec's behaviour, the default) the request carries exactly the spec's
+ *   headers and the endpoint's own;
  * - it records the full URL, whose path or query is often the secret (webhook URLs, tokens): this
  *   span keeps the scheme, host and port only.
- * No-op when tracing is off (the API's no-op tracer).
+ * No-op when tracing is off (the API's no-op tracer and propagator: no span, no header).
  */
-import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
 import { endingSpan } from '@kairos/queue';
-import type { HttpOutcome } from './http/index.js';
+import type { HttpOutcome, TraceHeaders } from './http/index.js';
 
 const tracer = trace.getTracer('kairos');
 
+/** The active span's `traceparent` (and `tracestate` when there is one); empty with tracing off. */
+function traceHeadersOfActiveSpan(): TraceHeaders {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return {
+    ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
+    ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
+  };
+}
+
+/**
+ * Runs `call` in the call's CLIENT span; `call` gets the trace headers to send (the span's own
+ * context, so the target's spans are its children), empty when `propagateTrace` is false or tracing off.
+ */
 export function traceOutboundCall(
-  request: { method: string; url: string; runId: string; endpointId: string },
-  call: () => Promise<HttpOutcome>,
+  request: { method: string; url: string; runId: string; endpointId: string; propagateTrace: boolean },
+  call: (traceHeaders: TraceHeaders) => Promise<HttpOutcome>,
 ): Promise<HttpOutcome> {
   // An unusable URL is the call's own failure (invalid_request); the span just has no address.
   const target = URL.canParse(request.url) ? new URL(request.url) : null;
@@ -40,7 +55,8 @@ export function traceOutboundCall(
     },
     (span) =>
       endingSpan(span, async () => {
-        const outcome = await context.with(suppressTracing(context.active()), call);
+        const traceHeaders = request.propagateTrace ? traceHeadersOfActiveSpan() : {};
+        const outcome = await context.with(suppressTracing(context.active()), () => call(traceHeaders));
         if (outcome.statusCode !== null) span.setAttribute('http.response.status_code', outcome.statusCode);
         if (outcome.status === 'failed') {
           span.setAttribute('error.type', outcome.errorKind ?? 'failed');

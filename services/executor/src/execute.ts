@@ -132,7 +132,14 @@ async function callEndpoint(
       finalUrl: null,
     };
   }
-  return traceOutboundCall({ method: target.method, url: target.url, runId, endpointId: target.id }, () =>
+  const request = {
+    method: target.method,
+    url: target.url,
+    runId,
+    endpointId: target.id,
+    propagateTrace: target.propagateTrace,
+  };
+  return traceOutboundCall(request, (traceHeaders) =>
     deps.http.execute(
       {
         url: target.url,
@@ -142,7 +149,15 @@ async function callEndpoint(
         timeoutMs: target.timeoutMs,
         maxResponseSizeKb: target.maxResponseSizeKb,
       },
-      { runId, endpointId: target.id, scheduledAt, lastRunAt: target.lastRunAt, signingKey, previousSigningKey },
+      {
+        runId,
+        endpointId: target.id,
+        scheduledAt,
+        lastRunAt: target.lastRunAt,
+        signingKey,
+        previousSigningKey,
+        traceHeaders,
+      },
     ),
   );
 }

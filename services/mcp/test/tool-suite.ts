@@ -80,6 +80,7 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
     rotatedAt: null,
     previousKeyPrefix: null,
     previousExpiresAt: null,
+    revealedAt: null,
   });
   const created = await call('createSigningKey');
   expect(created.rawKey).toMatch(/^[0-9a-f]{64}$/);

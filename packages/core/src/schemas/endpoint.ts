@@ -199,6 +199,12 @@ const endpointFields = {
       description: `Response bytes kept; larger bodies are truncated and flagged (default ${LIMITS.maxResponseSizeDefaultKb})`,
     }),
   retry: retrySettings.nullable(),
+  propagateTrace: z.boolean().meta({
+    description:
+      "Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own " +
+      'tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); ' +
+      'without it no trace header is ever sent. Default true; false opts this endpoint out',
+  }),
   headersJson: headersObject.nullable(),
   headers: headersObject.nullable().meta({ description: 'Alias of headersJson' }),
   bodyJson: bodyValue.nullable(),
@@ -222,6 +228,7 @@ export const createEndpointInput = z
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
     retry: endpointFields.retry.optional(),
+    propagateTrace: endpointFields.propagateTrace.optional(),
     headersJson: endpointFields.headersJson.optional(),
     headers: endpointFields.headers.optional(),
     bodyJson: endpointFields.bodyJson.optional(),
@@ -262,6 +269,8 @@ export interface EndpointConfig {
   maxResponseSizeKb: number;
   /** null: one attempt per run (the spec). */
   retry: RetrySettings | null;
+  /** Trace context to the target while tracing is on (README "Tracing"); false: never. */
+  propagateTrace: boolean;
   headers: Record<string, string> | null;
   body: EndpointBody | null;
 }
@@ -316,6 +325,7 @@ export function applyEndpointInput(
     timeoutMs: LIMITS.timeoutDefaultMs,
     maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
     retry: null,
+    propagateTrace: true,
     headers: null,
     body: null,
   };
@@ -335,6 +345,7 @@ export function applyEndpointInput(
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
   assign('retry', input.retry);
+  assign('propagateTrace', input.propagateTrace);
   if (headers.given) config.headers = headers.value;
   if (body.given) config.body = body.value;
 

@@ -67,6 +67,9 @@ export const endpointRecord = z
     timeoutMs: z.number().int(),
     maxResponseSizeKb: z.number().int(),
     retry: retrySettings.nullable().meta({ description: 'Retries inside a run; null: one attempt per run (the spec)' }),
+    propagateTrace: z.boolean().meta({
+      description: 'The trace context goes to the target while the deployment has tracing on; false: never',
+    }),
     headersJson: z
       .record(z.string(), z.string())
       .nullable()

@@ -44,7 +44,8 @@ export const endpointTools = [
       'within the cap and never into the next planned run; the run records every attempt and counts one failure. ' +
       'autoPauseAfterFailures (1 to 1000, ' +
       "default null = the account's default, off unless set) pauses the endpoint after that many consecutive " +
-      'failures. description tells the AI planner how to adapt the schedule from the ' +
+      'failures. propagateTrace (default true) sends the W3C traceparent/tracestate of the execution with the ' +
+      'request, only when the deployment has OpenTelemetry tracing on; false never sends them. description tells the AI planner how to adapt the schedule from the ' +
       'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH.',
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,

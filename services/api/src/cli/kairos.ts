@@ -112,7 +112,8 @@ async function run(argv: string[]): Promise<void> {
           apiKeyName: 'default',
           ...(values.name ? { name: values.name } : {}),
         },
-        { masterKey },
+        // Printed below: the key counts as shown, so the web UI does not show it again.
+        { masterKey, signingKeyRevealedAt: new Date() },
       );
       print(
         values.json,

@@ -4,10 +4,14 @@
  * never stored in clear or logged. With the account setting signingKeyGraceMinutes > 0 a rotation
  * keeps the previous key signing until its window ends (previousKeyPrefix / previousExpiresAt);
  * revoke-previous ends the window at once (404 NOT_FOUND when no window runs).
+ * Shown once (issue #17): an account created at sign-in has never shown its key, so reveal answers
+ * it once (revealedAt null in the info), then 409 CONFLICT; create, rotate and the operator CLI's
+ * account creation show the key themselves and count as revealed.
  */
 import {
   createSigningKey,
   getSigningKeyInfo,
+  revealSigningKey,
   revokePreviousSigningKey,
   rotateSigningKey,
   type IssuedSigningKey,
@@ -15,6 +19,7 @@ import {
 } from '@kairos/db';
 import { z } from 'zod';
 import { audit } from '../audit.js';
+import type { AuthContext } from '../auth/context.js';
 import type { RouteRegistry } from '../http/route.js';
 import { errorResponses } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -32,6 +37,11 @@ const signingKeyInfo = z
     }),
     previousExpiresAt: isoTime.nullable().meta({
       description: 'End of the rotation grace window (account setting signingKeyGraceMinutes); null when none',
+    }),
+    revealedAt: isoTime.nullable().meta({
+      description:
+        'When the raw key was shown (create, rotate, account creation by the operator CLI, or reveal); null: never ' +
+        'shown yet, POST /api/signing-keys/reveal answers it once',
     }),
   })
   .meta({ id: 'SigningKeyInfo' });
@@ -68,6 +78,7 @@ function toInfo(key: SigningKeyInfo | null, now: Date) {
     createdAt: key?.createdAt.toISOString() ?? null,
     rotatedAt: key?.rotatedAt?.toISOString() ?? null,
     ...previousKeyOf(key, now),
+    revealedAt: key?.revealedAt?.toISOString() ?? null,
   };
 }
 
@@ -84,6 +95,13 @@ function toIssued({ rawKey, key }: IssuedSigningKey, now: Date) {
 export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const { db } = deps;
   const tags = ['Signing keys'];
+  /** The audit event of an answer that shows a key (its prefix only, never the key). */
+  const auditIssued = (
+    auth: AuthContext,
+    action: string,
+    { key }: IssuedSigningKey,
+    details: Record<string, unknown> = {},
+  ) => audit(deps, auth, action, { type: 'signing_key', id: key.id }, { keyPrefix: key.keyPrefix, ...details });
 
   routes.add(
     {
@@ -116,16 +134,8 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
       },
     },
     async ({ auth }) => {
-      const issued = await createSigningKey(db, auth.accountId, deps.masterKey);
-      await audit(
-        deps,
-        auth,
-        'signing_key.created',
-        { type: 'signing_key', id: issued.key.id },
-        {
-          keyPrefix: issued.key.keyPrefix,
-        },
-      );
+      const issued = await createSigningKey(db, auth.accountId, deps.masterKey, deps.now());
+      await auditIssued(auth, 'signing_key.created', issued);
       return { status: 201, body: toIssued(issued, deps.now()), headers: NO_STORE };
     },
   );
@@ -151,18 +161,36 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     async ({ auth }) => {
       const now = deps.now();
       const issued = await rotateSigningKey(db, auth.accountId, deps.masterKey, now);
-      await audit(
-        deps,
-        auth,
-        'signing_key.rotated',
-        { type: 'signing_key', id: issued.key.id },
-        {
-          keyPrefix: issued.key.keyPrefix,
-          previousKeyPrefix: issued.key.previousKeyPrefix,
-          previousExpiresAt: issued.key.previousExpiresAt?.toISOString() ?? null,
-        },
-      );
+      await auditIssued(auth, 'signing_key.rotated', issued, {
+        previousKeyPrefix: issued.key.previousKeyPrefix,
+        previousExpiresAt: issued.key.previousExpiresAt?.toISOString() ?? null,
+      });
       return { body: toIssued(issued, now), headers: NO_STORE };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/signing-keys/reveal',
+      operationId: 'revealSigningKey',
+      summary: 'Show the signing key once, if it was never shown',
+      description:
+        'An account created at sign-in (web UI) gets its key without seeing it; this answers the raw key once, ' +
+        'so receivers can verify signatures without a rotation, and marks it revealed (revealedAt). Of concurrent ' +
+        'calls exactly one gets the key. 409 CONFLICT once the key was shown (by create, rotate, account creation ' +
+        'by the operator CLI, or an earlier reveal; details.revealedAt says when): rotate for a new one. ' +
+        '404 NOT_FOUND when the account has no key.',
+      tags,
+      responses: {
+        200: { description: 'The key; shown only now', schema: issuedSigningKey, headers: noStoreHeader },
+        ...errorResponses(404, 409),
+      },
+    },
+    async ({ auth }) => {
+      const issued = await revealSigningKey(db, auth.accountId, deps.masterKey, deps.now());
+      await auditIssued(auth, 'signing_key.revealed', issued);
+      return { body: toIssued(issued, deps.now()), headers: NO_STORE };
     },
   );
 

@@ -11,4 +11,5 @@ export type {
   HttpOutcome,
   HttpRequestSpec,
   ResponseFormat,
+  TraceHeaders,
 } from './types.js';

@@ -101,6 +101,25 @@ describe('prepareRequest', () => {
     });
   });
 
+  it("sends the execution's trace context in place of the endpoint's own trace headers, as a pair", () => {
+    const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+    const userTrace = { TraceParent: `00-${'1'.repeat(32)}-${'2'.repeat(16)}-01`, tracestate: 'user=1' };
+    // Ours (tracing on, propagateTrace): a user tracestate must not ride with our traceparent.
+    const traced = prepare({ headers: userTrace }, { ...context, traceHeaders: { traceparent } });
+    expect(traced.headers.traceparent).toBe(traceparent);
+    expect(traced.headers).not.toHaveProperty('tracestate');
+    const withState = prepare({ headers: userTrace }, { ...context, traceHeaders: { traceparent, tracestate: 'v=1' } });
+    expect(withState.headers).toMatchObject({ traceparent, tracestate: 'v=1' });
+    // None of ours (tracing off or opted out): the endpoint's headers go as written.
+    for (const traceHeaders of [undefined, {}]) {
+      expect(prepare({ headers: userTrace }, { ...context, traceHeaders }).headers).toMatchObject({
+        traceparent: userTrace.TraceParent,
+        tracestate: 'user=1',
+      });
+    }
+    expect(prepare({}).headers).not.toHaveProperty('traceparent');
+  });
+
   it.each([
     [{ method: 'TRACE' as HttpRequestSpec['method'] }, 'Unsupported HTTP method "TRACE"'],
     [{ timeoutMs: 0 }, 'timeoutMs must be a positive number'],

@@ -5,7 +5,10 @@
  * Header policy: the service's own headers (X-Service-Signature, X-Service-Timestamp,
  * X-Service-Run-Id, User-Agent) always win; user headers with those names (any case) are dropped,
  * as are Host, Content-Length and the hop-by-hop headers (Connection, Transfer-Encoding,
- * Keep-Alive, Proxy-Connection, TE, Upgrade), which the HTTP client owns.
+ * Keep-Alive, Proxy-Connection, TE, Upgrade), which the HTTP client owns. When the execution sends
+ * its trace context (tracing on, the endpoint's propagateTrace: call-span.ts), its traceparent and
+ * tracestate replace user headers of those names as a pair (a user tracestate beside our traceparent
+ * would describe another trace); otherwise user headers of those names go as written.
  *
  * Body: GET never sends one (a GET body is ignored). Objects are sent as JSON (content-type
  * application/json unless the user set a content type); strings are sent as written, with no
@@ -136,6 +139,11 @@ export function prepareRequest(
 
   const userHeaders = sanitiseUserHeaders(spec.headers);
   if (typeof userHeaders === 'string') return { ok: false, message: userHeaders };
+  const traceHeaders = ctx.traceHeaders?.traceparent ? ctx.traceHeaders : null;
+  if (traceHeaders) {
+    delete userHeaders.traceparent;
+    delete userHeaders.tracestate;
+  }
 
   const body = spec.method === 'GET' ? undefined : serialiseBody(renderBodyTemplate(spec.body, values));
   const isJsonBody = body !== undefined && spec.body !== null && typeof spec.body === 'object';
@@ -151,6 +159,7 @@ export function prepareRequest(
   const headers: Record<string, string> = {
     ...(isJsonBody && !('content-type' in userHeaders) ? { 'content-type': 'application/json' } : {}),
     ...userHeaders,
+    ...traceHeaders,
     'user-agent': options.userAgent,
     [RUN_ID_HEADER.toLowerCase()]: ctx.runId,
     ...(signing ? signatureHeaders(signing, body ?? '') : {}),

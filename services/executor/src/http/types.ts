@@ -24,6 +24,17 @@ export interface ExecutionContext {
    * the request then carries both signatures, the current key's first. Absent or null: one signature.
    */
   previousSigningKey?: string | null;
+  /**
+   * The execution's W3C trace context (`traceparent`, `tracestate`), set only while tracing is on and the
+   * endpoint's `propagateTrace` is true (call-span.ts); it replaces the endpoint's own headers of those names.
+   */
+  traceHeaders?: TraceHeaders;
+}
+
+/** The W3C trace context headers a target may receive; nothing else of the propagator's (no baggage). */
+export interface TraceHeaders {
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** Which private targets may be called (parsed from KAIROS_ALLOW_PRIVATE_TARGETS and the allowlist). */

@@ -454,6 +454,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/signing-keys/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Show the signing key once, if it was never shown
+         * @description An account created at sign-in (web UI) gets its key without seeing it; this answers the raw key once, so receivers can verify signatures without a rotation, and marks it revealed (revealedAt). Of concurrent calls exactly one gets the key. 409 CONFLICT once the key was shown (by create, rotate, account creation by the operator CLI, or an earlier reveal; details.revealedAt says when): rotate for a new one. 404 NOT_FOUND when the account has no key.
+         */
+        post: operations["revealSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/signing-keys/revoke-previous": {
         parameters: {
             query?: never;
@@ -971,6 +991,8 @@ export interface components {
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
             retry?: components["schemas"]["RetrySettings"] | null;
+            /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
+            propagateTrace?: boolean;
             headersJson?: {
                 [key: string]: string;
             } | null;
@@ -1046,6 +1068,8 @@ export interface components {
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
             retry?: components["schemas"]["RetrySettings"] | null;
+            /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
+            propagateTrace?: boolean;
             headersJson?: {
                 [key: string]: string;
             } | null;
@@ -1240,6 +1264,8 @@ export interface components {
             maxResponseSizeKb: number;
             /** @description Retries inside a run; null: one attempt per run (the spec) */
             retry: components["schemas"]["RetrySettingsOutput"] | null;
+            /** @description The trace context goes to the target while the deployment has tracing on; false: never */
+            propagateTrace: boolean;
             /** @description Request headers; values of sensitive headers are masked as ******** */
             headersJson: {
                 [key: string]: string;
@@ -1546,6 +1572,8 @@ export interface components {
             previousKeyPrefix: string | null;
             /** @description End of the rotation grace window (account setting signingKeyGraceMinutes); null when none */
             previousExpiresAt: string | null;
+            /** @description When the raw key was shown (create, rotate, account creation by the operator CLI, or reveal); null: never shown yet, POST /api/signing-keys/reveal answers it once */
+            revealedAt: string | null;
         };
         IssuedSigningKey: {
             /** @description The key: 64 hexadecimal characters. Shown only now; HMAC-SHA256 key of X-Service-Signature */
@@ -3800,6 +3828,73 @@ export interface operations {
             };
             /** @description NOT_FOUND: no such resource in your account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revealSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key; shown only now */
+            200: {
+                headers: {
+                    /** @description no-store: the body holds a secret */
+                    "Cache-Control": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedSigningKey"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

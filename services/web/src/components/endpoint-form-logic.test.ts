@@ -155,6 +155,19 @@ describe('buildEndpointValues → create body', () => {
       },
     ],
     [
+      'the trace context opt-out is sent; the default (true) is left to the API',
+      { propagateTrace: false },
+      {
+        name: 'Export',
+        url: 'https://example.com/x',
+        method: 'GET',
+        baselineIntervalMs: 300_000,
+        timeoutMs: 30_000,
+        propagateTrace: false,
+        maxResponseSizeKb: 100,
+      },
+    ],
+    [
       'text body is sent as written',
       { method: 'PUT', bodyFormat: 'text', bodyText: 'since={{lastRunAt}}' },
       {
@@ -235,6 +248,7 @@ describe('buildPatchBody: only changed fields', () => {
     ['clear the body', { bodyText: '' }, { bodyJson: null }],
     ['set a floor', { minInterval: { amount: '1', unit: 'min' } }, { minIntervalMs: 60_000 }],
     ['set a jitter', { jitter: { amount: '2', unit: 'min' } }, { jitterMs: 120_000 }],
+    ['opt out of the trace context', { propagateTrace: false }, { propagateTrace: false }],
     [
       'turn retries on (default backoff)',
       { retryAttempts: '2' },

@@ -103,6 +103,16 @@ export function RequestFields(form: SectionProps) {
       />
       <RetryFields {...form} />
       <Field
+        label="Send the trace context"
+        hint="When this Kairos installation has OpenTelemetry tracing on, each call carries the run's W3C traceparent (and tracestate), so your service's traces join the run's. Never sent while tracing is off."
+      >
+        <input
+          type="checkbox"
+          checked={state.propagateTrace}
+          onChange={(e) => set({ propagateTrace: e.target.checked })}
+        />
+      </Field>
+      <Field
         label="Response size limit (KiB)"
         error={errors.fields.maxResponseSizeKb}
         hint="Response bytes kept with each run, 1 to 1024; a larger body is truncated and flagged."

@@ -32,6 +32,7 @@ export interface EndpointValues {
   jitterMs: number;
   timeoutMs: number;
   retry: Endpoint['retry'];
+  propagateTrace: boolean;
   maxResponseSizeKb: number;
   headersJson: Record<string, string> | null;
   bodyJson: Endpoint['bodyJson'];
@@ -164,6 +165,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       jitterMs,
       timeoutMs: timeoutMs ?? 0,
       retry,
+      propagateTrace: state.propagateTrace,
       maxResponseSizeKb: sizeKb,
       headersJson,
       bodyJson: body.body,
@@ -171,11 +173,14 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
   };
 }
 
-/** POST body: fields left unset are omitted (the API applies its defaults; jitterMs 0 is its default). */
+/** The API's defaults among the values that are never null: left out of a POST body. */
+const CREATE_DEFAULTS: Partial<Record<keyof EndpointValues, unknown>> = { jitterMs: 0, propagateTrace: true };
+
+/** POST body: fields left unset or at the API's default are omitted. */
 export function buildCreateBody(values: EndpointValues): CreateEndpointBody {
   const body: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(values)) {
-    if (value === null || value === undefined || (key === 'jitterMs' && value === 0)) continue;
+    if (value === null || value === undefined || CREATE_DEFAULTS[key as keyof EndpointValues] === value) continue;
     body[key] = value;
   }
   return body as CreateEndpointBody;

@@ -46,6 +46,8 @@ export interface EndpointFormState {
   retryAttempts: string;
   retryBase: Duration;
   retryCap: Duration;
+  /** Trace context to the target while the deployment has tracing on (default true). */
+  propagateTrace: boolean;
   maxResponseSizeKb: string;
   headers: HeaderRow[];
   bodyFormat: BodyFormat;
@@ -106,6 +108,7 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     retryAttempts: '',
     retryBase: { amount: '1', unit: 's' },
     retryCap: { amount: '30', unit: 's' },
+    propagateTrace: true,
     maxResponseSizeKb: '100',
     headers: [],
     bodyFormat: 'json',
@@ -141,6 +144,7 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     retryAttempts: endpoint.retry ? String(endpoint.retry.attempts) : '',
     retryBase: msToDuration(endpoint.retry?.backoffBaseMs ?? 1000, 's'),
     retryCap: msToDuration(endpoint.retry?.backoffCapMs ?? 30_000, 's'),
+    propagateTrace: endpoint.propagateTrace,
     maxResponseSizeKb: String(endpoint.maxResponseSizeKb),
     headers,
     ...bodyToText(endpoint.bodyJson),

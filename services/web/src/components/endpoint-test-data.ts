@@ -20,6 +20,7 @@ export function buildEndpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     timeoutMs: 30_000,
     maxResponseSizeKb: 100,
     retry: null,
+    propagateTrace: true,
     headersJson: null,
     bodyJson: null,
     status: 'active',

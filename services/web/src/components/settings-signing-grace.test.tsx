@@ -15,6 +15,7 @@ function info(overrides: Partial<Schemas['SigningKeyInfo']> = {}): Schemas['Sign
     rotatedAt: null,
     previousKeyPrefix: null,
     previousExpiresAt: null,
+    revealedAt: '2026-11-20T10:00:00.000Z',
     ...overrides,
   };
 }

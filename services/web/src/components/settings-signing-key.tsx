@@ -1,10 +1,11 @@
 /**
  * Settings > Signing key: what it is for, its prefix and dates, create (only when the account has
  * none: every account gets one at setup) or rotate, and the rotation grace window
- * (settings-signing-grace.tsx). The raw key is in the create/rotate answer only.
+ * (settings-signing-grace.tsx). The raw key is in the create/rotate answer only, and once in the
+ * reveal answer for a key never shown (an account created at sign-in: the first visit shows it, issue #17).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { SecretOnce } from './settings-secret';
 import { SigningKeyGraceWindow } from './settings-signing-grace';
@@ -21,23 +22,37 @@ const ROTATE_QUESTION =
 export function SigningKeySettings() {
   const queryClient = useQueryClient();
   const info = useQuery({ queryKey: SIGNING_KEY, queryFn: () => unwrap(api.GET('/api/signing-keys')) });
-  const [issued, setIssued] = useState<Schemas['IssuedSigningKey'] | null>(null);
-  const onIssued = (key: Schemas['IssuedSigningKey']) => {
-    setIssued(key);
+  const [issued, setIssued] = useState<{ key: Schemas['IssuedSigningKey']; label: string } | null>(null);
+  const onIssued = (label: string) => (key: Schemas['IssuedSigningKey']) => {
+    setIssued({ key, label });
     void queryClient.invalidateQueries({ queryKey: SIGNING_KEY });
   };
   // A 409 (a key exists after all) or 404 (no key to rotate) means the shown state is stale: refetch.
   const onSettled = () => void queryClient.invalidateQueries({ queryKey: SIGNING_KEY });
   const create = useMutation({
     mutationFn: () => unwrap(api.POST('/api/signing-keys')),
-    onSuccess: onIssued,
+    onSuccess: onIssued('New signing key'),
     onSettled,
   });
   const rotate = useMutation({
     mutationFn: () => unwrap(api.POST('/api/signing-keys/rotate')),
-    onSuccess: onIssued,
+    onSuccess: onIssued('New signing key'),
     onSettled,
   });
+  // A 409 here means another tab or client was shown the key first: nothing to show, no error.
+  const reveal = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/signing-keys/reveal')),
+    onSuccess: onIssued('Your signing key'),
+    onSettled,
+  });
+  // Once per mounted page (a ref, not state: React's development double effect must not ask twice).
+  const askedReveal = useRef(false);
+  const isUnrevealed = info.data?.hasKey === true && info.data.revealedAt === null;
+  useEffect(() => {
+    if (!isUnrevealed || askedReveal.current) return;
+    askedReveal.current = true;
+    reveal.mutate();
+  }, [isUnrevealed, reveal]);
   const pending = create.isPending || rotate.isPending;
   const error = create.error ?? rotate.error;
   return (
@@ -48,8 +63,11 @@ export function SigningKeySettings() {
         request comes from Kairos (details in the <a href="/api/reference">API reference</a>).
       </p>
       {issued ? (
-        <SecretOnce label="New signing key" value={issued.rawKey} onDone={() => setIssued(null)}>
-          <p>Give it to the services that receive Kairos requests; they verify each signature with it.</p>
+        <SecretOnce label={issued.label} value={issued.key.rawKey} onDone={() => setIssued(null)}>
+          <p>
+            Store it now: Kairos keeps it encrypted and will not show it again (a rotation issues a new one). Give it to
+            the services that receive Kairos requests; they verify each signature with it.
+          </p>
         </SecretOnce>
       ) : null}
       <QueryView query={info} what="Loading the signing key">

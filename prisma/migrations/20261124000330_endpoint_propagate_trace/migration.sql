@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "endpoints" ADD COLUMN     "propagateTrace" BOOLEAN NOT NULL DEFAULT true;
+
