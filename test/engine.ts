@@ -5,9 +5,9 @@
  * may import services: it composes them as scripts/start.mjs does; tests under services/<name>/
  * reach another service only through it.
  */
-import { createRedisConnection } from '@kairos/queue';
+import { createRedisConnection, type QueueShards, type RedisTarget } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import { Executor, type ExecutorOptions } from '../services/executor/src/executor.js';
 import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
@@ -19,6 +19,10 @@ export type { PlannedRun } from '@kairos/db/system';
 
 export interface EngineOptions {
   redisUrl?: string;
+  /** A Redis Cluster instead (test/redis-cluster.ts); wins over redisUrl. */
+  redisCluster?: RedisTarget;
+  /** Queue shards (packages/queue/src/shards.ts); default one. */
+  shards?: QueueShards;
   reconcileIntervalMs?: number;
   dirtyGraceMs?: number;
   executorConcurrency?: number;
@@ -31,17 +35,19 @@ export interface EngineOptions {
 export interface Engine {
   scheduler: Scheduler;
   executor: Executor | null;
-  connect(): Redis;
+  connect(): RedisConnection;
   close(): Promise<void>;
 }
 
 export async function startEngine(harness: ApiHarness, options: EngineOptions = {}): Promise<Engine> {
   const logger = engineLogger();
-  const connect = () => createRedisConnection(options.redisUrl ?? REDIS_URL);
+  const target = options.redisCluster ?? { url: options.redisUrl ?? REDIS_URL };
+  const connect = () => createRedisConnection(target);
   const scheduler = new Scheduler({
     db: harness.db,
     connect,
     prefix: harness.queuePrefix,
+    ...(options.shards ? { shards: options.shards } : {}),
     logger,
     concurrency: 20,
     reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
@@ -52,6 +58,8 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
     ? null
     : await startExecutor(harness, {
         redisUrl: options.redisUrl,
+        ...(options.redisCluster ? { redisCluster: options.redisCluster } : {}),
+        ...(options.shards ? { shards: options.shards } : {}),
         concurrency: options.executorConcurrency ?? 20,
         egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
         ...(options.notifications ? { notifications: options.notifications } : {}),
@@ -69,6 +77,9 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
 
 export interface StartExecutorOptions {
   redisUrl?: string;
+  redisCluster?: RedisTarget;
+  shards?: QueueShards;
+  consumeShards?: number[];
   concurrency: number;
   egress: EgressPolicy;
   notifications?: ExecutorOptions['notifications'];
@@ -78,8 +89,10 @@ export interface StartExecutorOptions {
 export async function startExecutor(harness: ApiHarness, options: StartExecutorOptions): Promise<Executor> {
   const executor = new Executor({
     db: harness.db,
-    connect: () => createRedisConnection(options.redisUrl ?? REDIS_URL),
+    connect: () => createRedisConnection(options.redisCluster ?? { url: options.redisUrl ?? REDIS_URL }),
     prefix: harness.queuePrefix,
+    ...(options.shards ? { shards: options.shards } : {}),
+    ...(options.consumeShards ? { consumeShards: options.consumeShards } : {}),
     logger: engineLogger(),
     concurrency: options.concurrency,
     egress: options.egress,

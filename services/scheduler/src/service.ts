@@ -1,7 +1,13 @@
 import { createDatabase } from '@kairos/db';
-import { QUEUES, createProbeConnection, createRedisConnection } from '@kairos/queue';
+import {
+  QUEUES,
+  createProbeConnection,
+  createRedisConnection,
+  openShardedQueues,
+  queueShardsOf,
+  redisTargetOf,
+} from '@kairos/queue';
 import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
-import { Queue } from 'bullmq';
 import { loadSchedulerConfig } from './config.js';
 import { Scheduler } from './scheduler.js';
 
@@ -13,8 +19,9 @@ const db = createDatabase({
 });
 const scheduler = new Scheduler({
   db,
-  connect: () => createRedisConnection(config.REDIS_URL),
+  connect: () => createRedisConnection(redisTargetOf(config)),
   prefix: config.KAIROS_QUEUE_PREFIX,
+  shards: queueShardsOf(config),
   logger,
   concurrency: config.SCHEDULER_CONCURRENCY,
   reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
@@ -24,9 +31,12 @@ const scheduler = new Scheduler({
 
 // The scheduler reports every queue's depth (it always runs, so the KEDA triggers of the executor
 // and planner pools never lose their input).
-const probeRedis = createProbeConnection(config.REDIS_URL);
-const observedQueues = Object.values(QUEUES).map(
-  (name) => new Queue(name, { connection: probeRedis, prefix: config.KAIROS_QUEUE_PREFIX }),
+const probeRedis = createProbeConnection(redisTargetOf(config));
+const observedQueues = openShardedQueues(
+  Object.values(QUEUES),
+  probeRedis,
+  config.KAIROS_QUEUE_PREFIX,
+  queueShardsOf(config),
 );
 
 await runWorkerService({
@@ -46,5 +56,6 @@ await runWorkerService({
   startedDetails: {
     concurrency: config.SCHEDULER_CONCURRENCY,
     reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
+    queueShards: config.KAIROS_QUEUE_SHARDS,
   },
 });
