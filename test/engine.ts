@@ -5,9 +5,8 @@
  * may import services: it composes them as scripts/start.mjs does; tests under services/<name>/
  * reach another service only through it.
  */
-import { createRedisConnection, type QueueShards, type RedisTarget } from '@kairos/queue';
+import { createRedisConnection, type QueueShards, type RedisConnection, type RedisTarget } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
-import type { RedisConnection } from '@kairos/queue';
 import { Executor, type ExecutorOptions } from '../services/executor/src/executor.js';
 import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
@@ -23,6 +22,8 @@ export interface EngineOptions {
   redisCluster?: RedisTarget;
   /** Queue shards (packages/queue/src/shards.ts); default one. */
   shards?: QueueShards;
+  /** Another queue prefix than the harness's (the api then does not reach this engine). */
+  queuePrefix?: string;
   reconcileIntervalMs?: number;
   dirtyGraceMs?: number;
   executorConcurrency?: number;
@@ -46,7 +47,7 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
   const scheduler = new Scheduler({
     db: harness.db,
     connect,
-    prefix: harness.queuePrefix,
+    prefix: options.queuePrefix ?? harness.queuePrefix,
     ...(options.shards ? { shards: options.shards } : {}),
     logger,
     concurrency: 20,
@@ -60,6 +61,7 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
         redisUrl: options.redisUrl,
         ...(options.redisCluster ? { redisCluster: options.redisCluster } : {}),
         ...(options.shards ? { shards: options.shards } : {}),
+        ...(options.queuePrefix ? { queuePrefix: options.queuePrefix } : {}),
         concurrency: options.executorConcurrency ?? 20,
         egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
         ...(options.notifications ? { notifications: options.notifications } : {}),
@@ -80,6 +82,7 @@ export interface StartExecutorOptions {
   redisCluster?: RedisTarget;
   shards?: QueueShards;
   consumeShards?: number[];
+  queuePrefix?: string;
   concurrency: number;
   egress: EgressPolicy;
   notifications?: ExecutorOptions['notifications'];
@@ -90,7 +93,7 @@ export async function startExecutor(harness: ApiHarness, options: StartExecutorO
   const executor = new Executor({
     db: harness.db,
     connect: () => createRedisConnection(options.redisCluster ?? { url: options.redisUrl ?? REDIS_URL }),
-    prefix: harness.queuePrefix,
+    prefix: options.queuePrefix ?? harness.queuePrefix,
     ...(options.shards ? { shards: options.shards } : {}),
     ...(options.consumeShards ? { consumeShards: options.consumeShards } : {}),
     logger: engineLogger(),
