@@ -66,7 +66,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
     execFileSync('redis-cli', ['--version'], { stdio: 'ignore' });
   } catch {
-    throw new Error('redis-server and redis-cli are required for the Redis Cluster tests (apt-get install redis-server)');
+    throw new Error(
+      'redis-server and redis-cli are required for the Redis Cluster tests (apt-get install redis-server)',
+    );
   }
   const dir = mkdtempSync(join(tmpdir(), 'kairos-redis-cluster-'));
   const ports = await freeRun();
@@ -98,7 +100,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       args.push('--cluster-node-timeout', '2000');
       children.push(spawn('redis-server', args, { stdio: 'ignore' }));
     }
-    await Promise.all(ports.map((port) => until(`redis on ${port}`, async () => (await node(port).ping()) === 'PONG', 10_000)));
+    await Promise.all(
+      ports.map((port) => until(`redis on ${port}`, async () => (await node(port).ping()) === 'PONG', 10_000)),
+    );
     execFileSync(
       'redis-cli',
       ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'],
@@ -128,11 +132,17 @@ export async function startRedisCluster(): Promise<RedisCluster> {
   }
 
   const masters = async () => {
-    const lines = String(await node(ports[0]!).call('CLUSTER', 'NODES')).trim().split('\n');
-    return lines
-      // A master serving slots (fields past the 8th are its slot ranges).
-      .filter((line) => line.split(' ')[2]!.includes('master') && !line.includes('fail') && line.split(' ').length > 8)
-      .map((line) => Number(line.split(' ')[1]!.split('@')[0]!.split(':')[1]));
+    const lines = String(await node(ports[0]!).call('CLUSTER', 'NODES'))
+      .trim()
+      .split('\n');
+    return (
+      lines
+        // A master serving slots (fields past the 8th are its slot ranges).
+        .filter(
+          (line) => line.split(' ')[2]!.includes('master') && !line.includes('fail') && line.split(' ').length > 8,
+        )
+        .map((line) => Number(line.split(' ')[1]!.split('@')[0]!.split(':')[1]))
+    );
   };
   return {
     nodes: ports.map((port) => `127.0.0.1:${port}`).join(','),
@@ -148,7 +158,9 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     },
     async failover(port) {
       const id = String(await node(port).call('CLUSTER', 'MYID'));
-      const replicas = String(await node(port).call('CLUSTER', 'REPLICAS', id)).trim().split('\n');
+      const replicas = String(await node(port).call('CLUSTER', 'REPLICAS', id))
+        .trim()
+        .split('\n');
       const replica = Number(replicas[0]!.split(' ')[1]!.split('@')[0]!.split(':')[1]);
       await node(replica).call('CLUSTER', 'FAILOVER');
       await until(

@@ -26,7 +26,6 @@ let target: TestServer;
 let prefix: string;
 const endpointIds: string[] = [];
 
-
 /**
  * A prefix whose three shard hash tags hash to slots on three different masters. With three shards
  * a random prefix lands them on distinct masters only 6 times in 27: an operator places them on

@@ -13,7 +13,10 @@ export interface RedisTarget {
 }
 
 /** The target a service's config names (REDIS_URL, REDIS_CLUSTER_NODES). */
-export const redisTargetOf = (config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string | undefined }): RedisTarget => ({
+export const redisTargetOf = (config: {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: string | undefined;
+}): RedisTarget => ({
   url: config.REDIS_URL,
   clusterNodes: config.REDIS_CLUSTER_NODES,
 });
@@ -27,7 +30,8 @@ export function parseClusterNodes(nodes: string): { host: string; port: number }
     .map((node) => {
       const at = node.lastIndexOf(':');
       const port = Number(node.slice(at + 1));
-      if (at <= 0 || !Number.isInteger(port) || port <= 0) throw new Error(`REDIS_CLUSTER_NODES: "${node}" is not host:port`);
+      if (at <= 0 || !Number.isInteger(port) || port <= 0)
+        throw new Error(`REDIS_CLUSTER_NODES: "${node}" is not host:port`);
       return { host: node.slice(0, at), port };
     });
 }

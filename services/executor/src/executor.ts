@@ -142,7 +142,11 @@ export class Executor {
     const locks = shards.map((shard) => new RunningLock(producer, shardPrefix(options.prefix, shard)));
     this.shardDeps = shards.map((shard) => {
       const prefix = shardPrefix(options.prefix, shard);
-      const queueOptions = { connection: producer, prefix, defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 } };
+      const queueOptions = {
+        connection: producer,
+        prefix,
+        defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
+      };
       const runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
       const runCompletedForPlanner = new Queue<RunCompletedPayload>(QUEUES.runCompletedForPlanner, queueOptions);
       this.producedQueues.push(runCompleted, runCompletedForPlanner);
@@ -241,7 +245,10 @@ export class Executor {
                 processJobSpan(QUEUES.due, bullJob, async (span) => {
                   const payload = plannedRunPayload.parse(bullJob.data);
                   const result = await this.processDue(payload, bullJob.attemptsMade + 1, shard);
-                  span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
+                  span.setAttribute(
+                    'kairos.run.outcome',
+                    result.kind === 'recorded' ? result.run.status : result.reason,
+                  );
                   return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
                 }),
               ),

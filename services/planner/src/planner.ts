@@ -155,9 +155,7 @@ export class Planner {
         QUEUES.runCompletedForPlanner,
         // The analysis is a child of the execution's span: one trace from the change to the analysis.
         (job: Job<RunCompletedPayload>) =>
-          processJobSpan(QUEUES.runCompletedForPlanner, job, () =>
-            this.handleRun(runCompletedPayload.parse(job.data)),
-          ),
+          processJobSpan(QUEUES.runCompletedForPlanner, job, () => this.handleRun(runCompletedPayload.parse(job.data))),
         {
           connection: this.connect(),
           prefix: shardPrefix(prefix, shard),
@@ -168,7 +166,11 @@ export class Planner {
         },
       );
       worker.on('failed', (job, error) =>
-        logger.error('planner event failed', { jobId: job?.id, endpointId: job?.data.endpointId, error: error.message }),
+        logger.error('planner event failed', {
+          jobId: job?.id,
+          endpointId: job?.data.endpointId,
+          error: error.message,
+        }),
       );
       worker.on('error', (error) => logger.error('worker error', { error: error.message }));
       return worker;

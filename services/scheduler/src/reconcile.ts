@@ -129,7 +129,14 @@ export class Reconciler {
       );
       if (page.length < PAGE_SIZE) break;
     }
-    const report = { checked, restored, moved, recomputed, skipped: skippedIds.length, durationMs: Date.now() - startedAt };
+    const report = {
+      checked,
+      restored,
+      moved,
+      recomputed,
+      skipped: skippedIds.length,
+      durationMs: Date.now() - startedAt,
+    };
     metrics.reconcileRepairs.inc({ kind: 'restored' }, restored);
     metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
     if (restored > 0 || recomputed > 0 || skippedIds.length > 0) logger.info('reconcile repaired the schedule', report);

@@ -158,9 +158,7 @@ it('moves every endpoint 1 → 3 → 2 shards without calling a run twice, losin
     async () => {
       const recorded = await harness.db.prisma.run.findMany({ where: { endpointId: { in: endpointIds } } });
       const ids = new Set(recorded.map((run) => run.id));
-      return target.requests.every((request) => ids.has(String(request.headers['x-service-run-id'])))
-        ? recorded
-        : null;
+      return target.requests.every((request) => ids.has(String(request.headers['x-service-run-id']))) ? recorded : null;
     },
     15_000,
     'every call recorded',
