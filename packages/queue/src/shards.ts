@@ -13,7 +13,7 @@
  * move), and the reconcile sweep moves each waiting due job to its new shard (remove-then-add).
  */
 import { Queue } from 'bullmq';
-import type { RedisConnection } from './connection.js';
+import { createProbeConnection, redisTargetOf, type RedisConnection } from './connection.js';
 import { SHARDED_QUEUES, type QueueName } from './names.js';
 
 /** The shard layout every service of one installation shares. */
@@ -103,4 +103,28 @@ export function openShardedQueues(
       (shard) => new Queue(name, { connection, prefix: shardPrefix(prefix, shard) }),
     ),
   );
+}
+
+/** The settings every service shares about Redis and its queues (packages/runtime's baseConfigShape). */
+export interface QueueConfig {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: string | undefined;
+  KAIROS_QUEUE_PREFIX: string;
+  KAIROS_QUEUE_SHARDS: number;
+  KAIROS_QUEUE_SHARDS_PREVIOUS?: number | undefined;
+}
+
+/**
+ * A service's readiness probe connection (fail-fast) and the queues it reports the depth of, every
+ * shard of each. The caller closes the queues and disconnects the probe.
+ */
+export function openQueueProbe(
+  config: QueueConfig,
+  names: readonly QueueName[],
+): { probeRedis: RedisConnection; queues: Queue[] } {
+  const probeRedis = createProbeConnection(redisTargetOf(config));
+  return {
+    probeRedis,
+    queues: openShardedQueues(names, probeRedis, config.KAIROS_QUEUE_PREFIX, queueShardsOf(config)),
+  };
 }

@@ -1,12 +1,5 @@
 import { createDatabase } from '@kairos/db';
-import {
-  QUEUES,
-  createProbeConnection,
-  createRedisConnection,
-  openShardedQueues,
-  queueShardsOf,
-  redisTargetOf,
-} from '@kairos/queue';
+import { QUEUES, createRedisConnection, openQueueProbe, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, resolveMasterKey, runWorkerService } from '@kairos/runtime';
 import { loadExecutorConfig } from './config.js';
 import { Executor } from './executor.js';
@@ -40,13 +33,7 @@ const executor = new Executor({
   },
 });
 
-const probeRedis = createProbeConnection(redisTargetOf(config));
-const observedQueues = openShardedQueues(
-  [QUEUES.due, QUEUES.testRuns],
-  probeRedis,
-  config.KAIROS_QUEUE_PREFIX,
-  queueShardsOf(config),
-);
+const { probeRedis, queues: observedQueues } = openQueueProbe(config, [QUEUES.due, QUEUES.testRuns]);
 
 await runWorkerService({
   service: 'executor',

@@ -78,10 +78,15 @@ export class DueQueue {
   }
 
   async add(planned: TracedPlannedRun, now: Date): Promise<void> {
-    await this.addMany([planned], now);
+    await this.addOnShards([planned], now);
   }
 
   async addMany(planned: TracedPlannedRun[], now: Date): Promise<void> {
+    await this.addOnShards(planned, now);
+  }
+
+  /** One bulk add per shard the runs' endpoints belong to. */
+  private async addOnShards(planned: TracedPlannedRun[], now: Date): Promise<void> {
     await Promise.all(
       [...groupBy(planned, (run) => this.queueOf(run.endpointId))].map(([queue, runs]) =>
         queue.addBulk(

@@ -1,12 +1,5 @@
 import { createDatabase } from '@kairos/db';
-import {
-  QUEUES,
-  createProbeConnection,
-  createRedisConnection,
-  openShardedQueues,
-  queueShardsOf,
-  redisTargetOf,
-} from '@kairos/queue';
+import { QUEUES, createRedisConnection, openQueueProbe, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
 import { loadSchedulerConfig } from './config.js';
 import { Scheduler } from './scheduler.js';
@@ -31,13 +24,7 @@ const scheduler = new Scheduler({
 
 // The scheduler reports every queue's depth (it always runs, so the KEDA triggers of the executor
 // and planner pools never lose their input).
-const probeRedis = createProbeConnection(redisTargetOf(config));
-const observedQueues = openShardedQueues(
-  Object.values(QUEUES),
-  probeRedis,
-  config.KAIROS_QUEUE_PREFIX,
-  queueShardsOf(config),
-);
+const { probeRedis, queues: observedQueues } = openQueueProbe(config, Object.values(QUEUES));
 
 await runWorkerService({
   service: 'scheduler',
