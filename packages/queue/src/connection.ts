@@ -39,12 +39,15 @@ export function parseClusterNodes(nodes: string): { host: string; port: number }
 function connect(target: string | RedisTarget, options: RedisOptions): RedisConnection {
   const resolved = typeof target === 'string' ? { url: target } : target;
   if (!resolved.clusterNodes) return new Redis(resolved.url, options);
+  const { lazyConnect, enableOfflineQueue, enableReadyCheck, ...nodeOptions } = options;
   const clusterOptions: ClusterOptions = {
-    redisOptions: options,
+    redisOptions: nodeOptions,
     // Commands queue while a failover elects the replica (a few seconds) instead of failing:
-    // BullMQ workers and the admission script then carry on against the new master.
-    enableOfflineQueue: true,
-    ...(options.enableReadyCheck === undefined ? {} : { enableReadyCheck: options.enableReadyCheck }),
+    // BullMQ workers and the admission script then carry on against the new master. A caller
+    // that must fail fast (the api's producers) turns it off, as on a single Redis.
+    enableOfflineQueue: enableOfflineQueue ?? true,
+    ...(lazyConnect === undefined ? {} : { lazyConnect }),
+    ...(enableReadyCheck === undefined ? {} : { enableReadyCheck }),
   };
   return new Cluster(parseClusterNodes(resolved.clusterNodes), clusterOptions);
 }
