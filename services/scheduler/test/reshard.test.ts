@@ -24,10 +24,14 @@ const endpointIds: string[] = [];
 let slowId = '';
 let slowInFlight = 0;
 let slowMaxInFlight = 0;
+/** When each call arrived (ms since the test began) and where, for the failure message. */
+const testStart = Date.now();
+const arrivals: string[] = [];
 
 beforeAll(async () => {
   harness = await createApiHarness();
   target = await startTestServer((req, res) => {
+    arrivals.push(`${String(req.headers['x-service-run-id'])} ${req.url} +${Date.now() - testStart} ms`);
     const reply = () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
@@ -96,7 +100,8 @@ function expectNothingTwice(runs: { id: string; endpointId: string; scheduledAt:
     const runId = String(request.headers['x-service-run-id']);
     calls.set(runId, (calls.get(runId) ?? 0) + 1);
   }
-  expect([...calls.entries()].filter(([, count]) => count > 1)).toEqual([]);
+  const twice = [...calls.entries()].filter(([, count]) => count > 1).map(([runId]) => runId);
+  expect(arrivals.filter((arrival) => twice.some((runId) => arrival.startsWith(runId)))).toEqual([]);
   const slots = new Set(runs.map((run) => `${run.endpointId}@${run.scheduledAt.toISOString()}`));
   expect(slots.size).toBe(runs.length);
   expect(slowMaxInFlight).toBe(1);
