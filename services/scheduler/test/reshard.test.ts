@@ -136,8 +136,10 @@ it('moves every endpoint 1 → 3 → 2 shards without calling a run twice, losin
   // 1 → 3 while the slow endpoint's call is in flight on shard 0 (its lock there).
   await waitFor(async () => slowInFlight === 1, 10_000, 'the slow call in flight');
   const overlapsBefore = await overlapSkips();
-  const grown = await start({ count: 3, previous: 1 });
+  // The procedure: the old layout's schedulers stop before the new ones start (a scheduler of the old
+  // layout would not see a moved due job and its reconcile would add it again); executors roll.
   await old.scheduler.close();
+  const grown = await start({ count: 3, previous: 1 });
   // A change mid-call: the new scheduler plans the slow endpoint's next run on its new shard, due
   // before the call ends; admission must see the old shard's lock and skip it as an overlap.
   const patched = await api.patch(`/api/jobs/${job.id}/endpoints/${slowId}`, { description: 'resharded mid-call' });
@@ -150,8 +152,9 @@ it('moves every endpoint 1 → 3 → 2 shards without calling a run twice, losin
   await expectDueJobsOnShards(grown, 3);
 
   // 3 → 2: the third shard's endpoints move; its leftovers drain meanwhile.
+  await grown.scheduler.close();
   const shrunk = await start({ count: 2, previous: 3 });
-  await grown.close();
+  await grown.executor?.close();
   await shrunk.scheduler.reconciler.runIfLeader();
   const shrunkAt = new Date();
   const runs = await everyEndpointRuns(shrunkAt, 2, 'two runs of every endpoint on two shards');
