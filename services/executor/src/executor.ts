@@ -15,6 +15,7 @@ import {
   QUEUES,
   SINGLE_SHARD,
   allShards,
+  previousShardOf,
   shardOf,
   shardPrefix,
   createNotificationQueue,
@@ -215,6 +216,19 @@ export class Executor {
     return result;
   }
 
+  /**
+   * During a reshard, a due job found on one of its endpoint's two shards (old, new) also checks the
+   * running lock on the other, whoever queued it: the scheduler stamps `lockShard` on the new shard's
+   * jobs, and this covers a job queued on the old shard (an old-layout scheduler still running) while
+   * an execution holds the new shard's lock. Outside a reshard the payload is left as it is.
+   */
+  private withLockShard(payload: PlannedRunPayload, shard: number): PlannedRunPayload {
+    if (payload.lockShard !== undefined) return payload;
+    const current = shardOf(payload.endpointId, this.layout.count);
+    const other = shard === current ? previousShardOf(payload.endpointId, this.layout) : current;
+    return other === undefined || other === shard ? payload : { ...payload, lockShard: other };
+  }
+
   /** Runs one BullMQ job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
   private async track<T>(bullJob: BullJob, token: string | undefined, work: () => Promise<T>): Promise<T> {
     const key = `${bullJob.queueName}/${bullJob.id}`;
@@ -243,7 +257,7 @@ export class Executor {
             (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
               this.track(bullJob, token, () =>
                 processJobSpan(QUEUES.due, bullJob, async (span) => {
-                  const payload = plannedRunPayload.parse(bullJob.data);
+                  const payload = this.withLockShard(plannedRunPayload.parse(bullJob.data), shard);
                   const result = await this.processDue(payload, bullJob.attemptsMade + 1, shard);
                   span.setAttribute(
                     'kairos.run.outcome',
