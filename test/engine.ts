@@ -5,9 +5,8 @@
  * may import services: it composes them as scripts/start.mjs does; tests under services/<name>/
  * reach another service only through it.
  */
-import { createRedisConnection } from '@kairos/queue';
+import { createRedisConnection, type QueueShards, type RedisConnection, type RedisTarget } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
-import type { Redis } from 'ioredis';
 import { Executor, type ExecutorOptions } from '../services/executor/src/executor.js';
 import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
@@ -19,6 +18,12 @@ export type { PlannedRun } from '@kairos/db/system';
 
 export interface EngineOptions {
   redisUrl?: string;
+  /** A Redis Cluster instead (test/redis-cluster.ts); wins over redisUrl. */
+  redisCluster?: RedisTarget;
+  /** Queue shards (packages/queue/src/shards.ts); default one. */
+  shards?: QueueShards;
+  /** Another queue prefix than the harness's (the api then does not reach this engine). */
+  queuePrefix?: string;
   reconcileIntervalMs?: number;
   dirtyGraceMs?: number;
   executorConcurrency?: number;
@@ -31,17 +36,19 @@ export interface EngineOptions {
 export interface Engine {
   scheduler: Scheduler;
   executor: Executor | null;
-  connect(): Redis;
+  connect(): RedisConnection;
   close(): Promise<void>;
 }
 
 export async function startEngine(harness: ApiHarness, options: EngineOptions = {}): Promise<Engine> {
   const logger = engineLogger();
-  const connect = () => createRedisConnection(options.redisUrl ?? REDIS_URL);
+  const target = options.redisCluster ?? { url: options.redisUrl ?? REDIS_URL };
+  const connect = () => createRedisConnection(target);
   const scheduler = new Scheduler({
     db: harness.db,
     connect,
-    prefix: harness.queuePrefix,
+    prefix: options.queuePrefix ?? harness.queuePrefix,
+    ...(options.shards ? { shards: options.shards } : {}),
     logger,
     concurrency: 20,
     reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
@@ -52,6 +59,9 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
     ? null
     : await startExecutor(harness, {
         redisUrl: options.redisUrl,
+        ...(options.redisCluster ? { redisCluster: options.redisCluster } : {}),
+        ...(options.shards ? { shards: options.shards } : {}),
+        ...(options.queuePrefix ? { queuePrefix: options.queuePrefix } : {}),
         concurrency: options.executorConcurrency ?? 20,
         egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
         ...(options.notifications ? { notifications: options.notifications } : {}),
@@ -69,6 +79,10 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
 
 export interface StartExecutorOptions {
   redisUrl?: string;
+  redisCluster?: RedisTarget;
+  shards?: QueueShards;
+  consumeShards?: number[];
+  queuePrefix?: string;
   concurrency: number;
   egress: EgressPolicy;
   notifications?: ExecutorOptions['notifications'];
@@ -78,8 +92,10 @@ export interface StartExecutorOptions {
 export async function startExecutor(harness: ApiHarness, options: StartExecutorOptions): Promise<Executor> {
   const executor = new Executor({
     db: harness.db,
-    connect: () => createRedisConnection(options.redisUrl ?? REDIS_URL),
-    prefix: harness.queuePrefix,
+    connect: () => createRedisConnection(options.redisCluster ?? { url: options.redisUrl ?? REDIS_URL }),
+    prefix: options.queuePrefix ?? harness.queuePrefix,
+    ...(options.shards ? { shards: options.shards } : {}),
+    ...(options.consumeShards ? { consumeShards: options.consumeShards } : {}),
     logger: engineLogger(),
     concurrency: options.concurrency,
     egress: options.egress,

@@ -1,7 +1,9 @@
 /**
  * Queue names and the key prefix. The prefix is a Redis Cluster hash tag ({kairos}), so every key
- * BullMQ writes for our queues lands in one slot: BullMQ's Lua scripts touch several keys at once
- * and would fail with CROSSSLOT otherwise (see docs/operations.md).
+ * BullMQ writes for one queue lands in one slot: BullMQ's Lua scripts touch several keys at once
+ * and would fail with CROSSSLOT otherwise (see docs/operations.md). With KAIROS_QUEUE_SHARDS > 1
+ * the SHARDED_QUEUES exist once per shard, shard k under `shardPrefix(prefix, k)` ({kairos},
+ * {kairos-1}, {kairos-2}…: shards.ts), each its own slot; the others stay under the prefix alone.
  */
 export const QUEUE_PREFIX_DEFAULT = '{kairos}';
 
@@ -28,3 +30,11 @@ export const QUEUES = {
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * The queues split by KAIROS_QUEUE_SHARDS: their traffic grows with executions (one due job, one
+ * run-completed and, with AI scheduling, one run-completed-planner job per execution). The others
+ * stay single: schedule-changes grows with edits and skips, test-runs with people pressing Test now
+ * (the api awaits each one), notifications with state changes (a few per failing streak).
+ */
+export const SHARDED_QUEUES: readonly QueueName[] = [QUEUES.due, QUEUES.runCompleted, QUEUES.runCompletedForPlanner];

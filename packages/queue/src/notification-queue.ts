@@ -4,7 +4,7 @@
  * worker's sweep, which re-adds pending rows under the same job id, so no notification is lost.
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { QUEUES } from './names.js';
 import { notificationJob, type NotificationJobPayload } from './payloads.js';
 
@@ -13,7 +13,7 @@ export interface NotificationQueue {
   close(): Promise<void>;
 }
 
-export function createNotificationQueue(connection: Redis, prefix: string): NotificationQueue {
+export function createNotificationQueue(connection: RedisConnection, prefix: string): NotificationQueue {
   const queue = new Queue<NotificationJobPayload>(QUEUES.notifications, { connection, prefix });
   return {
     async enqueue(notificationIds) {

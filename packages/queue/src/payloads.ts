@@ -23,6 +23,11 @@ export const plannedRunPayload = z.object({
   runId: z.string(),
   scheduledAt: z.string(),
   source: z.string(),
+  /**
+   * During a reshard only (shards.ts): the shard whose running lock the endpoint's previous execution
+   * may still hold, when it is not this due job's shard. Admission refuses the run while it is held.
+   */
+  lockShard: z.number().int().min(0).optional(),
   /** The recompute's trace context, only when tracing is on (one string: trace-context.ts). */
   traceparent: traceparentField,
 });

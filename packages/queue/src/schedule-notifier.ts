@@ -6,7 +6,7 @@
  * and recomputes them, so no change is lost.
  */
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from './connection.js';
 import { QUEUES } from './names.js';
 import type { ScheduleChangePayload } from './payloads.js';
 import { currentTraceparent, traceContextOf } from './trace-context.js';
@@ -17,7 +17,7 @@ export interface ScheduleNotifier {
 }
 
 export interface ScheduleChangeNotifierOptions {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   /** Marks the rows schedule-dirty in PostgreSQL (db's markScheduleDirty). */
   markDirty: (endpointIds: string[], now: Date) => Promise<void>;

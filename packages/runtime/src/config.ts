@@ -16,7 +16,25 @@ export const baseConfigShape = {
     .string()
     .regex(/^rediss?:\/\//, 'must be a redis:// URL')
     .default('redis://127.0.0.1:6379'),
+  /** A Redis Cluster's nodes, `host:port,host:port,…`: when set, every connection is a cluster one and REDIS_URL is unused. */
+  REDIS_CLUSTER_NODES: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .regex(/^[^,:\s]+:\d+(,[^,:\s]+:\d+)*$/, 'must be host:port,host:port,…')
+      .optional(),
+  ),
   KAIROS_QUEUE_PREFIX: z.string().min(1).default('{kairos}'),
+  /**
+   * Queue shards (packages/queue/src/shards.ts): 1 keeps every queue under KAIROS_QUEUE_PREFIX.
+   * Every service of an installation must use the same value (docs/operations.md).
+   */
+  KAIROS_QUEUE_SHARDS: z.coerce.number().int().min(1).max(256).default(1),
+  /** Set to the old KAIROS_QUEUE_SHARDS while a reshard is in progress (docs/operations.md). */
+  KAIROS_QUEUE_SHARDS_PREVIOUS: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z.coerce.number().int().min(1).max(256).optional(),
+  ),
   /**
    * PostgreSQL connections per process. Default: sized from the service's concurrency (each
    * execution or recompute holds a connection only for a few statements). Keep the sum over all

@@ -148,7 +148,8 @@ async function collectQueue(gauge: Gauge<'queue' | 'state'>, queue: QueueCountSo
   try {
     const counts = await Promise.race([queue.getJobCounts(...QUEUE_STATES), timeout]);
     if (!counts) return;
-    for (const state of QUEUE_STATES) gauge.set({ queue: queue.name, state }, counts[state] ?? 0);
+    // Added, not set: the shards of one queue (KAIROS_QUEUE_SHARDS) are one series, the sum (collect resets first).
+    for (const state of QUEUE_STATES) gauge.inc({ queue: queue.name, state }, counts[state] ?? 0);
   } catch {
     // Redis unreachable: the series is absent from this scrape (alert on absence, not on a stale 0).
   } finally {

@@ -1,4 +1,5 @@
 import { LIMITS } from '@kairos/core';
+import { queueShardsOf } from '@kairos/queue';
 import { serveMetrics } from '@kairos/runtime';
 import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
@@ -85,7 +86,12 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   app.use(['/api', '/device'], deps.rateLimiter.middleware());
   app.use(rejectRefusedCredentials);
   app.use(routes.rejectUndecodablePath());
-  const bullBoard = createBullBoardRouter({ db: deps.db, redis: deps.redis, prefix: deps.config.KAIROS_QUEUE_PREFIX });
+  const bullBoard = createBullBoardRouter({
+    db: deps.db,
+    redis: deps.redis,
+    prefix: deps.config.KAIROS_QUEUE_PREFIX,
+    shards: queueShardsOf(deps.config),
+  });
   app.use(bullBoard.router);
   app.use(
     createBrowserAuthRouter(

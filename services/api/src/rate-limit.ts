@@ -23,7 +23,7 @@
  */
 import { AppError } from '@kairos/core';
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface RateLimit {
@@ -57,7 +57,7 @@ return {capacity - remaining, math.ceil(debtMs)}
 `;
 
 export interface RateLimiterOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** Key prefix (the queue prefix: one Redis Cluster slot, one namespace per deployment). */
   prefix: string;
   /** The account's limit (tier + overrides). */

@@ -5,13 +5,13 @@
 import { type Database } from '@kairos/db';
 import { markScheduleDirty } from '@kairos/db/system';
 import { createScheduleChangeNotifier, type ScheduleNotifier } from '@kairos/queue';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 
 export type { ScheduleNotifier };
 
 export function createScheduleNotifier(
   db: Database,
-  connection: Redis,
+  connection: RedisConnection,
   prefix: string,
   onError: (error: Error) => void,
 ): ScheduleNotifier {

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createDatabase } from '@kairos/db';
-import { createRedisConnection } from '@kairos/queue';
+import { createRedisConnection, redisTargetOf } from '@kairos/queue';
 import { createApp } from './app.js';
 import { ApiKeyAuthenticator } from './auth/authenticate.js';
 import { announceLocalSignIn } from './auth/local-admin.js';
@@ -27,7 +27,7 @@ export async function startApi(
 ): Promise<RunningApi> {
   const db = createDatabase({ url: config.DATABASE_URL });
   // Producers fail fast when Redis is down (a lost notification is repaired by the reconcile sweep).
-  const redis = createRedisConnection(config.REDIS_URL, {
+  const redis = createRedisConnection(redisTargetOf(config), {
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
     lazyConnect: true,
@@ -40,7 +40,7 @@ export async function startApi(
   const apiKeys = new ApiKeyAuthenticator(db, config.KAIROS_AUTH_CACHE_SECONDS * 1000);
   const testNow = createTestNow({
     connection: redis,
-    eventsConnection: createRedisConnection(config.REDIS_URL),
+    eventsConnection: createRedisConnection(redisTargetOf(config)),
     prefix: config.KAIROS_QUEUE_PREFIX,
     onError: (message, meta) => logger.warn(message, meta),
   });

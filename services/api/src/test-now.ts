@@ -16,7 +16,7 @@ import {
   type TestRunResult,
 } from '@kairos/queue';
 import { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 
 export interface TestNow {
   run(endpoint: { id: string; accountId: string; timeoutMs: number }): Promise<TestRunResult>;
@@ -25,9 +25,9 @@ export interface TestNow {
 
 export interface TestNowOptions {
   /** Shared producer connection (adds the job). */
-  connection: Redis;
+  connection: RedisConnection;
   /** Dedicated connection for QueueEvents (blocking XREAD); closed by close(). */
-  eventsConnection: Redis;
+  eventsConnection: RedisConnection;
   prefix: string;
   /** Added to the endpoint's timeoutMs: queueing, executor start-up, recording the run. */
   graceMs?: number;

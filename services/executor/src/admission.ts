@@ -26,9 +26,8 @@ import {
   type ExecutionTarget,
   type RunOutcome,
 } from '@kairos/db/system';
-import type { PlannedRunPayload } from '@kairos/queue';
+import type { PlannedRunPayload, RedisConnection } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
-import type { Redis } from 'ioredis';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import { COUNTER_MISSING, QUOTA_EXHAUSTED, checkQuotaLua, type RunQuota } from './run-quota.js';
 import { executionBudgetMs } from './retry-policy.js';
@@ -68,8 +67,13 @@ export function skipReason(target: ExecutionTarget | null, payload: PlannedRunPa
 
 export interface AdmissionDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisConnection;
   lock: RunningLock;
+  /**
+   * The running lock of another queue shard, for a due job whose `lockShard` names the shard its
+   * predecessor ran on (a reshard in progress: packages/queue/src/shards.ts).
+   */
+  lockOnShard?: (shard: number) => RunningLock | undefined;
   runQuota: RunQuota;
   stash: OutcomeStash;
   now: () => Date;
@@ -116,6 +120,7 @@ export class Admissions {
       return reason ? { kind: 'skipped', reason } : null;
     });
     await this.releaseRecorded(payloads, admissions);
+    await this.refuseHeldElsewhere(payloads, admissions);
     const candidates = payloads.flatMap((payload, index) =>
       admissions[index] ? [] : [{ payload, index, target: targets[index]! }],
     );
@@ -170,6 +175,27 @@ export class Admissions {
       this.deps.lock.releaseIn(pipeline, payload.endpointId, payload.runId, payload.scheduleVersion);
     }
     await pipeline.exec();
+  }
+
+  /**
+   * The overlap policy across a reshard: a due job queued on its endpoint's new shard while the
+   * previous execution may still run on the old one carries that shard (`lockShard`); while another
+   * run holds the lock there, the job is skipped as an overlap, as it would be on one shard. Chosen
+   * over keying the lock outside the shard layout, which would take the lock out of the admission
+   * script's slot (one more round trip per execution, always): this read costs one GET per moved
+   * due job, during a reshard only. Nothing can take the old lock after this read: the endpoint's
+   * one planned run is this job (version check above); older due jobs there are skipped as stale.
+   */
+  private async refuseHeldElsewhere(payloads: PlannedRunPayload[], admissions: (Admission | null)[]): Promise<void> {
+    await Promise.all(
+      payloads.map(async (payload, index) => {
+        const other = payload.lockShard === undefined ? undefined : this.deps.lockOnShard?.(payload.lockShard);
+        if (admissions[index] || !other) return;
+        if (await other.heldByAnother(payload.endpointId, payload.runId, payload.scheduleVersion)) {
+          admissions[index] = { kind: 'skipped', reason: 'overlap' };
+        }
+      }),
+    );
   }
 
   /** One candidate's admission from its script reply. */

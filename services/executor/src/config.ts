@@ -26,6 +26,15 @@ const schema = z.object({
   KAIROS_NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(10).max(600_000).default(2000),
   /** `production` refuses to start without KAIROS_MASTER_KEY (no development key file). */
   NODE_ENV: z.string().optional(),
+  /**
+   * The queue shards whose due jobs this executor runs, e.g. `0,1` (default: every shard, current
+   * and previous during a reshard). A pool per shard group scales on its own shards' depth.
+   */
+  KAIROS_EXECUTOR_SHARDS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be shard numbers, e.g. 0,1')
+    .transform((value) => [...new Set(value.split(',').map(Number))])
+    .optional(),
   EXECUTOR_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
   /**
    * SIGTERM: stop taking jobs and let in-flight executions finish for at most this long; then hand

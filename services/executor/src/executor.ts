@@ -13,12 +13,19 @@ import { type Database } from '@kairos/db';
 import { markScheduleDirty } from '@kairos/db/system';
 import {
   QUEUES,
+  SINGLE_SHARD,
+  allShards,
+  previousShardOf,
+  shardOf,
+  shardPrefix,
   createNotificationQueue,
   createScheduleChangeNotifier,
   plannedRunPayload,
   processJobSpan,
   testRunPayload,
   type PlannedRunPayload,
+  type QueueShards,
+  type RedisConnection,
   type RunCompletedPayload,
   type ScheduleNotifier,
   type TestRunPayload,
@@ -26,7 +33,6 @@ import {
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
@@ -59,8 +65,12 @@ const DELIVERY_LOCK = { lockDuration: 15_000, stalledInterval: 10_000 };
 
 export interface ExecutorOptions {
   db: Database;
-  connect: () => Redis;
+  connect: () => RedisConnection;
   prefix: string;
+  /** Queue shards (packages/queue/src/shards.ts). Default one. */
+  shards?: QueueShards;
+  /** The shards whose due jobs this process executes (KAIROS_EXECUTOR_SHARDS); default every shard. */
+  consumeShards?: number[];
   logger: Logger;
   concurrency: number;
   egress: EgressPolicy;
@@ -72,16 +82,22 @@ export interface ExecutorOptions {
 }
 
 export class Executor {
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisConnection[] = [];
   private readonly workers: Worker[] = [];
   /** BullMQ jobs being processed by this process, with their lock tokens (handed back at a shutdown deadline). */
   private readonly inFlight = new Map<string, { bullJob: BullJob; token: string | undefined }>();
   private readonly http: HttpExecutor;
-  private readonly runCompleted: Queue<RunCompletedPayload>;
-  private readonly runCompletedForPlanner: Queue<RunCompletedPayload>;
+  /** run-completed and run-completed-planner of every shard (sharded queues, closed on close). */
+  private readonly producedQueues: Queue<RunCompletedPayload>[] = [];
   /** Skips that change the next run are published like every schedule change: row marked dirty first. */
   private readonly scheduleChanges: ScheduleNotifier;
-  private readonly deps: ExecuteDeps;
+  /**
+   * One set of execution dependencies per queue shard, by shard number: a due job is admitted,
+   * locked, counted and announced on the shard it was queued on, so every key one execution's
+   * Redis writes touch shares that shard's hash tag (one slot in a cluster).
+   */
+  private readonly shardDeps: ExecuteDeps[];
+  private readonly layout: QueueShards;
   private readonly notificationWorker: NotificationWorker;
 
   constructor(private readonly options: ExecutorOptions) {
@@ -90,13 +106,7 @@ export class Executor {
       egress: options.egress,
       userAgent: options.userAgent ?? 'Kairos/0.1 (+scheduler)',
     });
-    const queueOptions = {
-      connection: producer,
-      prefix: options.prefix,
-      defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
-    };
-    this.runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
-    this.runCompletedForPlanner = new Queue<RunCompletedPayload>(QUEUES.runCompletedForPlanner, queueOptions);
+    this.layout = options.shards ?? SINGLE_SHARD;
     this.scheduleChanges = createScheduleChangeNotifier({
       connection: producer,
       prefix: options.prefix,
@@ -104,11 +114,6 @@ export class Executor {
       // The row is dirty: the reconcile sweep recomputes it if this publish is lost.
       onError: (error) => options.logger.warn('skip: schedule change not published', { error: error.message }),
     });
-    // One running lock and one quota counter, held by admission (admit, check) and the recorder
-    // (release, count): their whole lifecycles live in running-lock.ts and run-quota.ts.
-    const lock = new RunningLock(producer, options.prefix);
-    const runQuota = new RunQuota(options.db, producer, options.prefix);
-    const stash = new OutcomeStash(options.prefix);
     const now = options.now ?? (() => new Date());
     this.notificationWorker = new NotificationWorker({
       db: options.db,
@@ -131,36 +136,64 @@ export class Executor {
       replan: (endpointIds) => this.scheduleChanges.notify(endpointIds, 'auto-paused'),
       now,
     });
-    this.deps = {
-      db: options.db,
-      http: this.http,
-      admissions: new Admissions({ db: options.db, redis: producer, lock, runQuota, stash, now }),
-      recorder: new RunRecorder({
+    // One running lock per shard, held by admission (admit, check) and the recorder (release, count):
+    // their whole lifecycles live in running-lock.ts and run-quota.ts. A due job moved by a reshard
+    // also checks its predecessor's lock on the shard it names (lockShard).
+    const shards = allShards(this.layout);
+    const locks = shards.map((shard) => new RunningLock(producer, shardPrefix(options.prefix, shard)));
+    this.shardDeps = shards.map((shard) => {
+      const prefix = shardPrefix(options.prefix, shard);
+      const queueOptions = {
+        connection: producer,
+        prefix,
+        defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
+      };
+      const runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
+      const runCompletedForPlanner = new Queue<RunCompletedPayload>(QUEUES.runCompletedForPlanner, queueOptions);
+      this.producedQueues.push(runCompleted, runCompletedForPlanner);
+      const lock = locks[shard]!;
+      // Several shards: each counts its own runs on top of PostgreSQL's count, recounted every 5 min (run-quota.ts).
+      const runQuota = new RunQuota(options.db, producer, prefix, { shared: shards.length === 1 });
+      const stash = new OutcomeStash(prefix);
+      return {
         db: options.db,
-        redis: producer,
-        lock,
-        runQuota,
-        stash,
-        runCompleted: this.runCompleted,
-        runCompletedForPlanner: this.runCompletedForPlanner,
-        notificationEvents,
-      }),
-      retries: new Retries({ db: options.db, redis: producer, prefix: options.prefix, now }),
-      masterKey: options.masterKey,
-      now,
-    };
+        http: this.http,
+        admissions: new Admissions({
+          db: options.db,
+          redis: producer,
+          lock,
+          lockOnShard: (other) => locks[other],
+          runQuota,
+          stash,
+          now,
+        }),
+        recorder: new RunRecorder({
+          db: options.db,
+          redis: producer,
+          lock,
+          runQuota,
+          stash,
+          runCompleted,
+          runCompletedForPlanner,
+          notificationEvents,
+        }),
+        retries: new Retries({ db: options.db, redis: producer, prefix, now }),
+        masterKey: options.masterKey,
+        now,
+      };
+    });
   }
 
-  private connect(): Redis {
+  private connect(): RedisConnection {
     const connection = this.options.connect();
     connection.on('error', (error) => this.options.logger.warn('redis connection error', { error: error.message }));
     this.connections.push(connection);
     return connection;
   }
 
-  /** Processes one planned run delivered by its due job (exported for tests through the worker). */
-  async processDue(payload: PlannedRunPayload, attempt: number): Promise<PlannedRunResult> {
-    const result = await executePlannedRun(this.deps, payload, attempt);
+  /** Processes one planned run delivered by its due job from queue shard `shard` (exported for tests through the worker). */
+  async processDue(payload: PlannedRunPayload, attempt: number, shard = 0): Promise<PlannedRunResult> {
+    const result = await executePlannedRun(this.shardDeps[shard]!, payload, attempt);
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
       // (run-completed and run-completed-planner were emitted by the recorder.)
@@ -183,6 +216,19 @@ export class Executor {
     return result;
   }
 
+  /**
+   * During a reshard, a due job found on one of its endpoint's two shards (old, new) also checks the
+   * running lock on the other, whoever queued it: the scheduler stamps `lockShard` on the new shard's
+   * jobs, and this covers a job queued on the old shard (an old-layout scheduler still running) while
+   * an execution holds the new shard's lock. Outside a reshard the payload is left as it is.
+   */
+  private withLockShard(payload: PlannedRunPayload, shard: number): PlannedRunPayload {
+    if (payload.lockShard !== undefined) return payload;
+    const current = shardOf(payload.endpointId, this.layout.count);
+    const other = shard === current ? previousShardOf(payload.endpointId, this.layout) : current;
+    return other === undefined || other === shard ? payload : { ...payload, lockShard: other };
+  }
+
   /** Runs one BullMQ job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
   private async track<T>(bullJob: BullJob, token: string | undefined, work: () => Promise<T>): Promise<T> {
     const key = `${bullJob.queueName}/${bullJob.id}`;
@@ -199,25 +245,39 @@ export class Executor {
   async start(): Promise<void> {
     const { prefix, concurrency, logger } = this.options;
     metrics.executorConcurrencyLimit.set(concurrency);
+    // One due worker per consumed shard sharing EXECUTOR_CONCURRENCY: endpoints are hashed evenly
+    // over the shards, so each shard's share of the work (and of the slots) is about 1/N.
+    const consumed = this.options.consumeShards ?? allShards(this.layout);
+    const perShard = Math.max(1, Math.ceil(concurrency / consumed.length));
     this.workers.push(
-      new Worker<PlannedRunPayload, unknown>(
-        QUEUES.due,
-        (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
-          this.track(bullJob, token, () =>
-            processJobSpan(QUEUES.due, bullJob, async (span) => {
-              const result = await this.processDue(plannedRunPayload.parse(bullJob.data), bullJob.attemptsMade + 1);
-              span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
-              return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
-            }),
+      ...consumed.map(
+        (shard) =>
+          new Worker<PlannedRunPayload, unknown>(
+            QUEUES.due,
+            (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
+              this.track(bullJob, token, () =>
+                processJobSpan(QUEUES.due, bullJob, async (span) => {
+                  const payload = this.withLockShard(plannedRunPayload.parse(bullJob.data), shard);
+                  const result = await this.processDue(payload, bullJob.attemptsMade + 1, shard);
+                  span.setAttribute(
+                    'kairos.run.outcome',
+                    result.kind === 'recorded' ? result.run.status : result.reason,
+                  );
+                  return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
+                }),
+              ),
+            { connection: this.connect(), prefix: shardPrefix(prefix, shard), concurrency: perShard, ...DELIVERY_LOCK },
           ),
-        { connection: this.connect(), prefix, concurrency, ...DELIVERY_LOCK },
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
         (bullJob: BullJob<TestRunPayload>, token?: string) =>
           this.track(bullJob, token, () =>
             processJobSpan(QUEUES.testRuns, bullJob, async () => {
-              const result = await executeTestRun(this.deps, testRunPayload.parse(bullJob.data));
+              const payload = testRunPayload.parse(bullJob.data);
+              // Counted against the quota on the endpoint's shard, where its scheduled runs count.
+              const deps = this.shardDeps[shardOf(payload.endpointId, this.layout.count)]!;
+              const result = await executeTestRun(deps, payload);
               metrics.runOutcomes.inc({ source: 'test', status: result.status });
               return result;
             }),
@@ -272,8 +332,7 @@ export class Executor {
     } else {
       await drained;
     }
-    await this.runCompleted.close();
-    await this.runCompletedForPlanner.close();
+    await Promise.all(this.producedQueues.map((queue) => queue.close()));
     await this.scheduleChanges.close();
     this.http.close();
     for (const connection of this.connections) connection.disconnect();

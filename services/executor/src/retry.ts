@@ -25,7 +25,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { computeJitteredNextRun, type RunAttemptRecord } from '@kairos/core';
 import type { Database } from '@kairos/db';
 import { loadRetrySchedule, type ExecutionTarget } from '@kairos/db/system';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import type { HttpOutcome } from './http/index.js';
 import {
   NEXT_SLOT_MARGIN_MS,
@@ -42,7 +42,7 @@ const PROGRESS_GRACE_MS = 60_000;
 
 export interface RetryDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   now: () => Date;
   /** Waits between attempts (tests replace it to stop a run mid-series, as a crash would). */

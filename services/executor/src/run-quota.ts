@@ -6,12 +6,21 @@
  * new month, Redis lost), then incremented once per recorded run. Derived state only: a flush costs
  * one count. Counting is approximate under concurrency (a few runs may pass the limit at the edge),
  * never lost.
+ *
+ * With several queue shards (KAIROS_QUEUE_SHARDS) each shard keeps its own counter per account, on
+ * its own hash tag, so the admission script still touches one slot: counted from PostgreSQL (every
+ * shard's runs), then incremented by its shard's runs only. So it is recounted every
+ * SHARDED_COUNTER_TTL_SECONDS: an account can pass its limit by the runs it makes on the other
+ * shards within that window (docs/operations.md "Queue shards and Redis Cluster").
  */
 import { monthStart, tierLimits, type TierName } from '@kairos/core';
 import { countRunsSince, type Database } from '@kairos/db';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
+import type { ChainableCommander } from 'ioredis';
 
 const COUNTER_TTL_SECONDS = 40 * 86_400;
+/** 5 min: one count query per account and shard every 5 min, against an overshoot of 5 min of other shards' runs. */
+export const SHARDED_COUNTER_TTL_SECONDS = 300;
 const INCREMENT_IF_PRESENT = `if redis.call('exists', KEYS[1]) == 1 then return redis.call('incr', KEYS[1]) end return 0`;
 
 /** What `checkQuotaLua` returns when it stops the script. */
@@ -34,11 +43,17 @@ export interface QuotaSubject {
 }
 
 export class RunQuota {
+  private readonly ttlSeconds: number;
+
+  /** `shared: false`: one of several shards' counters (recounted every SHARDED_COUNTER_TTL_SECONDS). */
   constructor(
     private readonly db: Database,
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
-  ) {}
+    options: { shared?: boolean } = {},
+  ) {
+    this.ttlSeconds = options.shared === false ? SHARDED_COUNTER_TTL_SECONDS : COUNTER_TTL_SECONDS;
+  }
 
   key(accountId: string, now: Date): string {
     return `${this.prefix}:usage:runs:${accountId}:${now.toISOString().slice(0, 7)}`;
@@ -54,7 +69,7 @@ export class RunQuota {
     let used = await this.redis.get(key);
     if (used === null) {
       const counted = await countRunsSince(this.db, subject.accountId, monthStart(now));
-      await this.redis.set(key, String(counted), 'EX', COUNTER_TTL_SECONDS, 'NX');
+      await this.redis.set(key, String(counted), 'EX', this.ttlSeconds, 'NX');
       used = (await this.redis.get(key)) ?? String(counted);
     }
     return Number(used) >= this.limit(subject) ? 'exhausted' : 'ok';

@@ -23,7 +23,7 @@ import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/
 import { traceContextOf, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import type { NotificationEvents } from './notifications/notification-events.js';
 import type { OutcomeStash } from './outcome-stash.js';
 import type { RunQuota } from './run-quota.js';
@@ -42,7 +42,7 @@ export interface FinishedExecution {
 
 export interface RunRecorderDeps {
   db: Database;
-  redis: Redis;
+  redis: RedisConnection;
   lock: RunningLock;
   runQuota: RunQuota;
   stash: OutcomeStash;

@@ -10,7 +10,8 @@
  * The lock's whole lifecycle is here: admission.ts runs `admitLockLua` inside its one admission
  * script (or `admit` when it leaves the batch path); run-recorder.ts releases it on every path.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
+import type { ChainableCommander } from 'ioredis';
 
 /** Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). */
 export const LOCK_MARGIN_MS = 30_000;
@@ -32,7 +33,7 @@ const ADMIT = admitLockLua(1, 1, 2);
 
 export class RunningLock {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
   ) {}
 
@@ -54,6 +55,12 @@ export class RunningLock {
   async admit(endpointId: string, runId: string, scheduleVersion: number, leaseMs: number): Promise<boolean> {
     const holder = this.holder(runId, scheduleVersion);
     return (await this.redis.eval(ADMIT, 1, this.key(endpointId), holder, String(leaseMs))) === 1;
+  }
+
+  /** Whether a run other than this delivery holds the lock now (admission.ts: a due job moved by a reshard). */
+  async heldByAnother(endpointId: string, runId: string, scheduleVersion: number): Promise<boolean> {
+    const holder = await this.redis.get(this.key(endpointId));
+    return holder !== null && holder !== this.holder(runId, scheduleVersion);
   }
 
   async release(endpointId: string, runId: string, scheduleVersion: number): Promise<void> {

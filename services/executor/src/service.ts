@@ -1,7 +1,6 @@
 import { createDatabase } from '@kairos/db';
-import { QUEUES, createProbeConnection, createRedisConnection } from '@kairos/queue';
+import { QUEUES, createRedisConnection, openQueueProbe, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, resolveMasterKey, runWorkerService } from '@kairos/runtime';
-import { Queue } from 'bullmq';
 import { loadExecutorConfig } from './config.js';
 import { Executor } from './executor.js';
 
@@ -20,8 +19,10 @@ const db = createDatabase({
 });
 const executor = new Executor({
   db,
-  connect: () => createRedisConnection(config.REDIS_URL),
+  connect: () => createRedisConnection(redisTargetOf(config)),
   prefix: config.KAIROS_QUEUE_PREFIX,
+  shards: queueShardsOf(config),
+  ...(config.KAIROS_EXECUTOR_SHARDS ? { consumeShards: config.KAIROS_EXECUTOR_SHARDS } : {}),
   logger,
   concurrency: config.EXECUTOR_CONCURRENCY,
   egress: { allowPrivateTargets: config.KAIROS_ALLOW_PRIVATE_TARGETS, allowCidrs: config.KAIROS_ALLOWED_TARGET_CIDRS },
@@ -32,10 +33,7 @@ const executor = new Executor({
   },
 });
 
-const probeRedis = createProbeConnection(config.REDIS_URL);
-const observedQueues = [QUEUES.due, QUEUES.testRuns].map(
-  (name) => new Queue(name, { connection: probeRedis, prefix: config.KAIROS_QUEUE_PREFIX }),
-);
+const { probeRedis, queues: observedQueues } = openQueueProbe(config, [QUEUES.due, QUEUES.testRuns]);
 
 await runWorkerService({
   service: 'executor',
@@ -65,5 +63,9 @@ await runWorkerService({
     probeRedis.disconnect();
     await db.close();
   },
-  startedDetails: { concurrency: config.EXECUTOR_CONCURRENCY },
+  startedDetails: {
+    concurrency: config.EXECUTOR_CONCURRENCY,
+    queueShards: config.KAIROS_QUEUE_SHARDS,
+    consumedShards: config.KAIROS_EXECUTOR_SHARDS ?? 'all',
+  },
 });

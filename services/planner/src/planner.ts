@@ -43,17 +43,21 @@ import {
 import { claimAnalysis, countFailedAnalysesInARow, markScheduleDirty, pullAnalysisForward } from '@kairos/db/system';
 import {
   QUEUES,
+  SINGLE_SHARD,
+  allShards,
+  shardPrefix,
   createScheduleChangeNotifier,
   createNotificationQueue,
   processJobSpan,
   runCompletedPayload,
   type NotificationQueue,
+  type QueueShards,
+  type RedisConnection,
   type RunCompletedPayload,
   type ScheduleNotifier,
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { AnalysisTools } from './analysis-tools.js';
 import { createModelClient, describeModelError, type AnalysisFailure, type ModelSettings } from './model.js';
 import { runToolLoop, type TokenUsage } from './tool-loop.js';
@@ -61,8 +65,10 @@ import { runToolLoop, type TokenUsage } from './tool-loop.js';
 export interface PlannerOptions {
   db: Database;
   /** Factory: the BullMQ worker needs its own blocking connection. */
-  connect: () => Redis;
+  connect: () => RedisConnection;
   prefix: string;
+  /** Queue shards (packages/queue/src/shards.ts): run-completed-planner is consumed on every one. Default one. */
+  shards?: QueueShards;
   logger: Logger;
   /** null: no ANTHROPIC_API_KEY; the planner drains its queue and analyses nothing. */
   model: ModelSettings | null;
@@ -105,9 +111,10 @@ export class Planner {
   private readonly client: Anthropic | null;
   private readonly notifier: ScheduleNotifier;
   private readonly notifications: NotificationQueue;
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisConnection[] = [];
   private readonly now: () => Date;
-  private worker: Worker | null = null;
+  /** One worker per queue shard of run-completed-planner (packages/queue/src/shards.ts). */
+  private workers: Worker[] = [];
   private closed = false;
 
   constructor(private readonly options: PlannerOptions) {
@@ -130,7 +137,7 @@ export class Planner {
     return this.client !== null;
   }
 
-  private connect(): Redis {
+  private connect(): RedisConnection {
     const connection = this.options.connect();
     connection.on('error', (error) => this.options.logger.warn('redis connection error', { error: error.message }));
     this.connections.push(connection);
@@ -142,31 +149,40 @@ export class Planner {
     if (!this.client) {
       logger.warn('ANTHROPIC_API_KEY is not set: the planner runs in degraded mode (no analyses; baselines apply)');
     }
-    this.worker = new Worker<RunCompletedPayload>(
-      QUEUES.runCompletedForPlanner,
-      // The analysis is a child of the execution's span: one trace from the change to the analysis.
-      (job: Job<RunCompletedPayload>) =>
-        processJobSpan(QUEUES.runCompletedForPlanner, job, () => this.handleRun(runCompletedPayload.parse(job.data))),
-      {
-        connection: this.connect(),
-        prefix,
-        concurrency,
-        removeOnComplete: { count: 1000 },
-        removeOnFail: { count: 5000 },
-      },
-    );
-    this.worker.on('failed', (job, error) =>
-      logger.error('planner event failed', { jobId: job?.id, endpointId: job?.data.endpointId, error: error.message }),
-    );
-    this.worker.on('error', (error) => logger.error('worker error', { error: error.message }));
-    await this.worker.waitUntilReady();
+    const shards = allShards(this.options.shards ?? SINGLE_SHARD);
+    this.workers = shards.map((shard) => {
+      const worker = new Worker<RunCompletedPayload>(
+        QUEUES.runCompletedForPlanner,
+        // The analysis is a child of the execution's span: one trace from the change to the analysis.
+        (job: Job<RunCompletedPayload>) =>
+          processJobSpan(QUEUES.runCompletedForPlanner, job, () => this.handleRun(runCompletedPayload.parse(job.data))),
+        {
+          connection: this.connect(),
+          prefix: shardPrefix(prefix, shard),
+          // PLANNER_CONCURRENCY shared by the shards (endpoints hash evenly over them).
+          concurrency: Math.max(1, Math.ceil(concurrency / shards.length)),
+          removeOnComplete: { count: 1000 },
+          removeOnFail: { count: 5000 },
+        },
+      );
+      worker.on('failed', (job, error) =>
+        logger.error('planner event failed', {
+          jobId: job?.id,
+          endpointId: job?.data.endpointId,
+          error: error.message,
+        }),
+      );
+      worker.on('error', (error) => logger.error('worker error', { error: error.message }));
+      return worker;
+    });
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     // Waits for analyses in flight (each bounded by PLANNER_TIMEOUT_MS) so their sessions are recorded.
-    await this.worker?.close();
+    await Promise.all(this.workers.map((worker) => worker.close()));
     await this.notifier.close();
     await this.notifications.close();
     for (const connection of this.connections) connection.disconnect();

@@ -1,5 +1,5 @@
 import { createDatabase } from '@kairos/db';
-import { createProbeConnection, createRedisConnection } from '@kairos/queue';
+import { createProbeConnection, createRedisConnection, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
 import { loadPlannerConfig } from './config.js';
 import { Planner } from './planner.js';
@@ -12,8 +12,9 @@ const db = createDatabase({
 });
 const planner = new Planner({
   db,
-  connect: () => createRedisConnection(config.REDIS_URL),
+  connect: () => createRedisConnection(redisTargetOf(config)),
   prefix: config.KAIROS_QUEUE_PREFIX,
+  shards: queueShardsOf(config),
   logger,
   model: config.ANTHROPIC_API_KEY
     ? {
@@ -31,7 +32,7 @@ const planner = new Planner({
 
 // Without an API key the planner is still ready: it drains its queue (degraded mode), which is
 // what keeps that queue from growing.
-const probeRedis = createProbeConnection(config.REDIS_URL);
+const probeRedis = createProbeConnection(redisTargetOf(config));
 
 await runWorkerService({
   service: 'planner',

@@ -1,23 +1,54 @@
 /**
  * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint,
- * carrying its planned run, id `<endpointId>.<version>`.
+ * carrying its planned run, id `<endpointId>.<version>`, on the endpoint's queue shard
+ * (packages/queue/src/shards.ts; one queue when KAIROS_QUEUE_SHARDS is 1).
  */
 import type { PlannedRun } from '@kairos/db/system';
-import { QUEUES, dueJobId, traceContextOf, type PlannedRunPayload } from '@kairos/queue';
+import {
+  QUEUES,
+  SINGLE_SHARD,
+  allShards,
+  dueJobId,
+  previousShardOf,
+  shardOf,
+  shardPrefix,
+  traceContextOf,
+  type PlannedRunPayload,
+  type QueueShards,
+  type RedisConnection,
+} from '@kairos/queue';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 
 /** A planned run with the recompute's trace context (tracing on only): the execution's span is its child. */
 export type TracedPlannedRun = PlannedRun & { traceparent?: string | undefined };
 
+/** A due job as the reconcile sweep names it. */
+type DueJobRef = Pick<PlannedRun, 'endpointId' | 'scheduleVersion'>;
+
 export class DueQueue {
-  readonly queue: Queue<PlannedRunPayload>;
+  /** One queue per shard, by shard number (current and, during a reshard, previous shards). */
+  readonly shards: Queue<PlannedRunPayload>[];
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisConnection,
     prefix: string,
+    private readonly layout: QueueShards = SINGLE_SHARD,
   ) {
-    this.queue = new Queue<PlannedRunPayload>(QUEUES.due, {
+    this.shards = allShards(layout).map((shard) => this.openShard(connection, shardPrefix(prefix, shard)));
+  }
+
+  /** Shard 0's queue: the only one at KAIROS_QUEUE_SHARDS=1. */
+  get queue(): Queue<PlannedRunPayload> {
+    return this.shards[0]!;
+  }
+
+  /** The queue an endpoint's new due jobs go to. */
+  queueOf(endpointId: string): Queue<PlannedRunPayload> {
+    return this.shards[shardOf(endpointId, this.layout.count)]!;
+  }
+
+  private openShard(connection: RedisConnection, prefix: string): Queue<PlannedRunPayload> {
+    return new Queue<PlannedRunPayload>(QUEUES.due, {
       connection,
       prefix,
       // Executions leave nothing behind: the run is in PostgreSQL. A delivery that failed five times
@@ -33,37 +64,104 @@ export class DueQueue {
     });
   }
 
-  /** Removes the due job of a superseded version; an executing (locked) one is left to finish. */
+  /**
+   * Removes the due job of a superseded version; an executing (locked) one is left to finish.
+   * During a reshard the previous shard's copy too (it was queued there before the move).
+   */
   async removeVersion(endpointId: string, scheduleVersion: number): Promise<void> {
-    await this.queue.remove(dueJobId(endpointId, scheduleVersion)).catch(() => undefined);
+    const jobId = dueJobId(endpointId, scheduleVersion);
+    const previous = previousShardOf(endpointId, this.layout);
+    await Promise.all([
+      this.queueOf(endpointId).remove(jobId),
+      previous === undefined ? undefined : this.shards[previous]!.remove(jobId),
+    ]).catch(() => undefined);
   }
 
   async add(planned: TracedPlannedRun, now: Date): Promise<void> {
-    await this.queue.add('run', payloadOf(planned), dueJobOptions(planned, now));
+    await this.addOnShards([planned], now);
   }
 
   async addMany(planned: TracedPlannedRun[], now: Date): Promise<void> {
-    if (planned.length === 0) return;
-    await this.queue.addBulk(
-      planned.map((run) => ({
-        name: 'run',
-        data: payloadOf(run),
-        opts: dueJobOptions(run, now),
-      })),
+    await this.addOnShards(planned, now);
+  }
+
+  /** One bulk add per shard the runs' endpoints belong to. */
+  private async addOnShards(planned: TracedPlannedRun[], now: Date): Promise<void> {
+    await Promise.all(
+      [...groupBy(planned, (run) => this.queueOf(run.endpointId))].map(([queue, runs]) =>
+        queue.addBulk(
+          runs.map((run) => ({
+            name: 'run',
+            data: { ...payloadOf(run), ...lockShardOf(run.endpointId, this.layout) },
+            opts: dueJobOptions(run, now),
+          })),
+        ),
+      ),
     );
   }
 
-  /** Which of these job ids exist in Redis (in any state). */
-  async existing(jobIds: string[]): Promise<Set<string>> {
-    const pipeline = this.connection.pipeline();
-    for (const jobId of jobIds) pipeline.exists(this.queue.toKey(jobId));
-    const results = (await pipeline.exec()) ?? [];
-    return new Set(jobIds.filter((_, index) => results[index]?.[1] === 1));
+  /** Which of these due jobs exist on their endpoint's shard (in any state), by job id. */
+  async existing(runs: DueJobRef[]): Promise<Set<string>> {
+    return this.existingOn(runs, (run) => this.queueOf(run.endpointId));
   }
 
-  close(): Promise<void> {
-    return this.queue.close();
+  /**
+   * The reshard's move, for due jobs missing from their endpoint's shard: each one still on its
+   * previous shard is removed from there only if it is not executing (BullMQ's remove refuses a
+   * locked, active job: atomic in its script), and its job id returned in `moved` (the caller adds
+   * it on the new shard, remove-then-add: never two copies that could both run). One that is
+   * executing is left to finish (`held`): its completion plans the next run on the new shard.
+   */
+  async takeFromPreviousShards(runs: DueJobRef[]): Promise<{ moved: Set<string>; held: Set<string> }> {
+    const moved = new Set<string>();
+    const held = new Set<string>();
+    const before = runs.filter((run) => previousShardOf(run.endpointId, this.layout) !== undefined);
+    const queueBefore = (run: DueJobRef) => this.shards[previousShardOf(run.endpointId, this.layout)!]!;
+    const there = await this.existingOn(before, queueBefore);
+    for (const run of before) {
+      const jobId = dueJobId(run.endpointId, run.scheduleVersion);
+      if (!there.has(jobId)) continue;
+      if ((await queueBefore(run).remove(jobId)) === 1) moved.add(jobId);
+      else held.add(jobId);
+    }
+    return { moved, held };
   }
+
+  private async existingOn(runs: DueJobRef[], queueOf: (run: DueJobRef) => Queue): Promise<Set<string>> {
+    const found = new Set<string>();
+    // One EXISTS pipeline per shard: a cluster pipeline must stay on one slot.
+    for (const [queue, part] of groupBy(runs, queueOf)) {
+      const jobIds = part.map((run) => dueJobId(run.endpointId, run.scheduleVersion));
+      const pipeline = this.connection.pipeline();
+      for (const jobId of jobIds) pipeline.exists(queue.toKey(jobId));
+      const results = (await pipeline.exec()) ?? [];
+      jobIds.forEach((jobId, index) => {
+        if (results[index]?.[1] === 1) found.add(jobId);
+      });
+    }
+    return found;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.shards.map((queue) => queue.close()));
+  }
+}
+
+function groupBy<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  return groups;
+}
+
+/** `{ lockShard }` when the endpoint's previous execution may hold its lock on another shard (a reshard). */
+function lockShardOf(endpointId: string, layout: QueueShards): { lockShard?: number } {
+  const previous = previousShardOf(endpointId, layout);
+  return previous === undefined ? {} : { lockShard: previous };
 }
 
 /**

@@ -7,7 +7,10 @@
  *     stored nextRunAt / nextRunId / nextRunSource, under the same run id. Overdue ones are added
  *     with no delay: each runs once. One whose run is already recorded is recomputed instead (it
  *     ran; only its recompute was lost), so a slot that has its run is never called again.
- * Pages of 2,000 endpoints: one EXISTS pipeline and, for the missing ones, one locked re-add.
+ *  3. during a reshard (KAIROS_QUEUE_SHARDS_PREVIOUS set), moves each due job still waiting on the
+ *     endpoint's previous shard to its new one: removed there only if not executing, then re-added
+ *     like a missing one (due-queue.ts takeFromPreviousShards); one executing is left to finish.
+ * Pages of 2,000 endpoints: one EXISTS pipeline per shard and, for the missing ones, one locked re-add.
  * A row that fails alone is skipped (sweep-chunk.ts) and the sweep repairs everyone else.
  */
 import type { Database } from '@kairos/db';
@@ -33,6 +36,8 @@ const RECONCILE_LOCK_KEY = 0x6b616972; // 'kair'
 export interface ReconcileReport {
   checked: number;
   restored: number;
+  /** Of the restored: due jobs moved from their previous shard during a reshard. */
+  moved: number;
   recomputed: number;
   /** Rows that failed alone and were left as they were (logged, kairos_sweep_item_failures_total). */
   skipped: number;
@@ -94,14 +99,20 @@ export class Reconciler {
 
     let checked = 0;
     let restored = 0;
+    let moved = 0;
     let afterId: string | null = null;
     for (;;) {
       const page = await listPlannedRuns(db, afterId, PAGE_SIZE);
       if (page.length === 0) break;
       afterId = page[page.length - 1]!.endpointId;
       checked += page.length;
-      const present = await dueQueue.existing(page.map((run) => dueJobId(run.endpointId, run.scheduleVersion)));
-      const missing = page.filter((run) => !present.has(dueJobId(run.endpointId, run.scheduleVersion)));
+      const present = await dueQueue.existing(page);
+      const absent = page.filter((run) => !present.has(dueJobId(run.endpointId, run.scheduleVersion)));
+      // A reshard: the job may wait on the previous shard (taken from there to be re-added below) or
+      // execute there (held: left alone, never added twice).
+      const taken = await dueQueue.takeFromPreviousShards(absent);
+      moved += taken.moved.size;
+      const missing = absent.filter((run) => !taken.held.has(dueJobId(run.endpointId, run.scheduleVersion)));
       // A missing due job whose run is already recorded ran: its recompute was lost. Re-adding it would
       // call the endpoint again for a slot that has its run; recomputing plans the next one.
       const ran = await listRecordedRunIds(
@@ -118,7 +129,14 @@ export class Reconciler {
       );
       if (page.length < PAGE_SIZE) break;
     }
-    const report = { checked, restored, recomputed, skipped: skippedIds.length, durationMs: Date.now() - startedAt };
+    const report = {
+      checked,
+      restored,
+      moved,
+      recomputed,
+      skipped: skippedIds.length,
+      durationMs: Date.now() - startedAt,
+    };
     metrics.reconcileRepairs.inc({ kind: 'restored' }, restored);
     metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
     if (restored > 0 || recomputed > 0 || skippedIds.length > 0) logger.info('reconcile repaired the schedule', report);

@@ -16,17 +16,21 @@ import type { Database } from '@kairos/db';
 import { recomputeEndpoints } from '@kairos/db/system';
 import {
   QUEUES,
+  SINGLE_SHARD,
+  allShards,
+  shardPrefix,
   processJobSpan,
   runCompletedPayload,
   scheduleChangePayload,
   currentTraceparent,
   traceContextOf,
   type RunCompletedPayload,
+  type QueueShards,
+  type RedisConnection,
   type ScheduleChangePayload,
 } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure, type Logger } from '@kairos/runtime';
 import { Worker, type Job as BullJob } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { DueQueue } from './due-queue.js';
 import { decideNextRun } from './plan.js';
 
@@ -36,8 +40,10 @@ import { RetentionSweeper } from './retention.js';
 export interface SchedulerOptions {
   db: Database;
   /** Factory: BullMQ workers need their own blocking connections. */
-  connect: () => Redis;
+  connect: () => RedisConnection;
   prefix: string;
+  /** Queue shards (packages/queue/src/shards.ts): run-completed is consumed on every one. Default one. */
+  shards?: QueueShards;
   logger: Logger;
   /** Jobs of each queue consumed at once; their recomputes are grouped into batches. */
   concurrency: number;
@@ -76,7 +82,7 @@ export class Scheduler {
   readonly reconciler: Reconciler;
   readonly retention: RetentionSweeper;
   private readonly workers: Worker[] = [];
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisConnection[] = [];
   private readonly now: () => Date;
   private readonly batcher: GroupCommit<RecomputeRequest, RecomputeResult | null>;
 
@@ -104,7 +110,7 @@ export class Scheduler {
       },
     );
     const producer = this.connect();
-    this.dueQueue = new DueQueue(producer, options.prefix);
+    this.dueQueue = new DueQueue(producer, options.prefix, options.shards);
     this.reconciler = new Reconciler({
       db: options.db,
       dueQueue: this.dueQueue,
@@ -122,7 +128,7 @@ export class Scheduler {
     });
   }
 
-  private connect(): Redis {
+  private connect(): RedisConnection {
     const connection = this.options.connect();
     connection.on('error', (error) => this.options.logger.warn('redis connection error', { error: error.message }));
     this.connections.push(connection);
@@ -178,6 +184,7 @@ export class Scheduler {
   /** Starts consuming changes and completed runs, and the reconcile sweep (run once at start). */
   async start(): Promise<void> {
     const { prefix, concurrency, logger } = this.options;
+    const workerOptions = { concurrency, removeOnComplete: { count: 1000 }, removeOnFail: { count: 5000 } };
     this.workers.push(
       new Worker<ScheduleChangePayload>(
         QUEUES.scheduleChanges,
@@ -187,38 +194,30 @@ export class Scheduler {
             const traceContext = traceContextOf(currentTraceparent());
             await Promise.all(endpointIds.map((endpointId) => this.batcher.submit({ endpointId, ...traceContext })));
           }),
-        {
-          connection: this.connect(),
-          prefix,
-          concurrency,
-          removeOnComplete: { count: 1000 },
-          removeOnFail: { count: 5000 },
-        },
+        { connection: this.connect(), prefix, ...workerOptions },
       ),
-      new Worker<RunCompletedPayload>(
-        QUEUES.runCompleted,
-        // A new trace per planned run, linked to the run that ended (trace-context.ts: no endless trace).
-        (bullJob: BullJob<RunCompletedPayload>) =>
-          processJobSpan(
+      // run-completed is sharded like due: one worker per shard (each its own blocking connection).
+      ...allShards(this.options.shards ?? SINGLE_SHARD).map(
+        (shard) =>
+          new Worker<RunCompletedPayload>(
             QUEUES.runCompleted,
-            bullJob,
-            async () => {
-              const { endpointId, scheduleVersion } = runCompletedPayload.parse(bullJob.data);
-              await this.batcher.submit({
-                endpointId,
-                ...(scheduleVersion === undefined ? {} : { scheduleVersion }),
-                ...traceContextOf(currentTraceparent()),
-              });
-            },
-            { link: true },
+            // A new trace per planned run, linked to the run that ended (trace-context.ts: no endless trace).
+            (bullJob: BullJob<RunCompletedPayload>) =>
+              processJobSpan(
+                QUEUES.runCompleted,
+                bullJob,
+                async () => {
+                  const { endpointId, scheduleVersion } = runCompletedPayload.parse(bullJob.data);
+                  await this.batcher.submit({
+                    endpointId,
+                    ...(scheduleVersion === undefined ? {} : { scheduleVersion }),
+                    ...traceContextOf(currentTraceparent()),
+                  });
+                },
+                { link: true },
+              ),
+            { connection: this.connect(), prefix: shardPrefix(prefix, shard), ...workerOptions },
           ),
-        {
-          connection: this.connect(),
-          prefix,
-          concurrency,
-          removeOnComplete: { count: 1000 },
-          removeOnFail: { count: 5000 },
-        },
       ),
     );
     for (const worker of this.workers) {

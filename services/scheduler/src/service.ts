@@ -1,7 +1,6 @@
 import { createDatabase } from '@kairos/db';
-import { QUEUES, createProbeConnection, createRedisConnection } from '@kairos/queue';
+import { QUEUES, createRedisConnection, openQueueProbe, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
-import { Queue } from 'bullmq';
 import { loadSchedulerConfig } from './config.js';
 import { Scheduler } from './scheduler.js';
 
@@ -13,8 +12,9 @@ const db = createDatabase({
 });
 const scheduler = new Scheduler({
   db,
-  connect: () => createRedisConnection(config.REDIS_URL),
+  connect: () => createRedisConnection(redisTargetOf(config)),
   prefix: config.KAIROS_QUEUE_PREFIX,
+  shards: queueShardsOf(config),
   logger,
   concurrency: config.SCHEDULER_CONCURRENCY,
   reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
@@ -24,10 +24,7 @@ const scheduler = new Scheduler({
 
 // The scheduler reports every queue's depth (it always runs, so the KEDA triggers of the executor
 // and planner pools never lose their input).
-const probeRedis = createProbeConnection(config.REDIS_URL);
-const observedQueues = Object.values(QUEUES).map(
-  (name) => new Queue(name, { connection: probeRedis, prefix: config.KAIROS_QUEUE_PREFIX }),
-);
+const { probeRedis, queues: observedQueues } = openQueueProbe(config, Object.values(QUEUES));
 
 await runWorkerService({
   service: 'scheduler',
@@ -46,5 +43,6 @@ await runWorkerService({
   startedDetails: {
     concurrency: config.SCHEDULER_CONCURRENCY,
     reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
+    queueShards: config.KAIROS_QUEUE_SHARDS,
   },
 });

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import { cookieOptions } from './sessions.js';
 
 export const SIGN_IN_COOKIE = 'kairos_signin';
@@ -29,7 +29,7 @@ export function safeReturnTo(value: unknown): string {
 
 export class SignInFlows {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly publicUrl: string | undefined,
   ) {}

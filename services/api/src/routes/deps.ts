@@ -1,5 +1,5 @@
 import type { Database } from '@kairos/db';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import type { AccessTokenAuthenticator, ApiKeyAuthenticator } from '../auth/authenticate.js';
 import type { IdentityProvider } from '../auth/providers.js';
 import type { AccountLimits } from '../quotas.js';
@@ -13,7 +13,7 @@ import type { TestNow } from '../test-now.js';
 export interface ApiDeps {
   config: ApiConfig;
   db: Database;
-  redis: Redis;
+  redis: RedisConnection;
   logger: Logger;
   notifier: ScheduleNotifier;
   apiKeys: ApiKeyAuthenticator;

@@ -32,7 +32,7 @@ import {
 } from '@kairos/queue';
 import type { Logger } from '@kairos/runtime';
 import { Queue, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '@kairos/queue';
 import type { NotificationPayload } from '@kairos/core';
 import type { EgressPolicy } from '../http/types.js';
 import { ChannelSender, type SmtpSettings } from './channels.js';
@@ -43,7 +43,7 @@ const STALE_PENDING_MS = 60_000;
 
 export interface NotificationWorkerOptions {
   db: Database;
-  connect: () => Redis;
+  connect: () => RedisConnection;
   prefix: string;
   logger: Logger;
   masterKey: Buffer;
@@ -63,7 +63,7 @@ export class NotificationWorker {
   private scheduler: Queue | null = null;
   private readonly sender: ChannelSender;
   private readonly queue: NotificationQueue;
-  private readonly connections: Redis[] = [];
+  private readonly connections: RedisConnection[] = [];
   private readonly now: () => Date;
 
   constructor(private readonly options: NotificationWorkerOptions) {
@@ -76,7 +76,7 @@ export class NotificationWorker {
     this.queue = createNotificationQueue(this.connect(), options.prefix);
   }
 
-  private connect(): Redis {
+  private connect(): RedisConnection {
     const connection = this.options.connect();
     connection.on('error', (error) => this.options.logger.warn('redis connection error', { error: error.message }));
     this.connections.push(connection);
