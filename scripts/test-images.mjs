@@ -220,6 +220,7 @@ async function main() {
   let t = Date.now();
   for (const target of TARGETS) {
     log(`building target ${target}`);
+    const targetStarted = Date.now();
     podman(
       [
         'build',
@@ -238,8 +239,9 @@ async function main() {
         `localhost/kairos-${target}:test`,
         '.',
       ],
-      { quiet: true, timeoutMs: 1_800_000 },
+      { quiet: true, timeoutMs: 3_600_000 },
     );
+    log(`built localhost/kairos-${target}:test in ${((Date.now() - targetStarted) / 1000).toFixed(0)}s`);
   }
   timings.build = Date.now() - t;
   log(`built ${TARGETS.length} targets in ${(timings.build / 1000).toFixed(0)}s`);
