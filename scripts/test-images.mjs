@@ -13,7 +13,8 @@
  *      inside the api image, an endpoint created through the api container that must run on time
  *      against a target server started here, then SIGTERM (`podman stop`) must drain each to exit 0.
  * Everything it starts is removed at the end (containers, database, Redis keys); images are kept so
- * the next run reuses their layers. Options: --keep (leave containers and database for inspection).
+ * the next run reuses their layers. Options: --keep (leave containers and database for inspection),
+ * --no-build (run the images a previous run built, to iterate on step 3).
  */
 /* global fetch */
 import { spawnSync } from 'node:child_process';
@@ -27,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
+const noBuild = process.argv.includes('--no-build');
 const nodeVersion = readFileSync(join(root, '.nvmrc'), 'utf8').trim();
 const nodeMajor = nodeVersion.split('.')[0];
 // The npm release Node.js 24.21.0 bundles (its CHANGELOG: "upgrade npm to 11.19.0"); the Dockerfile
@@ -218,7 +220,7 @@ async function main() {
         ]
       : [];
   let t = Date.now();
-  for (const target of TARGETS) {
+  for (const target of noBuild ? [] : TARGETS) {
     log(`building target ${target}`);
     const targetStarted = Date.now();
     podman(
@@ -243,8 +245,13 @@ async function main() {
     );
     log(`built localhost/kairos-${target}:test in ${((Date.now() - targetStarted) / 1000).toFixed(0)}s`);
   }
-  timings.build = Date.now() - t;
-  log(`built ${TARGETS.length} targets in ${(timings.build / 1000).toFixed(0)}s`);
+  if (noBuild) {
+    const missing = TARGETS.filter((target) => !imageExists(`localhost/kairos-${target}:test`));
+    if (missing.length > 0) fail(`--no-build: not built yet: ${missing.join(', ')}`);
+  } else {
+    timings.build = Date.now() - t;
+    log(`built ${TARGETS.length} targets in ${(timings.build / 1000).toFixed(0)}s`);
+  }
 
   t = Date.now();
   const ports = {
@@ -300,6 +307,14 @@ async function main() {
       .filter(Boolean);
     for (let i = 0; i < keys.length; i += 500)
       spawnSync('redis-cli', ['-h', '127.0.0.1', 'DEL', ...keys.slice(i, i + 500)]);
+  };
+
+  // On a failure, what each container said last (they are removed right after unless --keep).
+  const showLogs = () => {
+    for (const container of containers) {
+      const logs = spawnSync('podman', ['logs', '--tail', '30', container], { encoding: 'utf8' });
+      console.error(`--- ${container} (last 30 lines)\n${logs.stdout}${logs.stderr}`);
+    }
   };
 
   try {
@@ -369,7 +384,7 @@ async function main() {
     const api = async (method, path, body) => {
       const response = await fetch(`http://127.0.0.1:${ports.api}${path}`, {
         method,
-        headers: { authorization: `Bearer ${created.apiKey}`, 'content-type': 'application/json' },
+        headers: { 'x-api-key': created.apiKey, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const json = await response.json();
@@ -415,6 +430,9 @@ async function main() {
       log(`${service} drained on SIGTERM (exit 0, "shutting down" logged)`);
     }
     timings.run = Date.now() - t;
+  } catch (error) {
+    showLogs();
+    throw error;
   } finally {
     cleanup();
   }
@@ -425,6 +443,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`test:images failed: ${error.message}`);
+  console.error(`test:images failed: ${error.message}${error.cause ? ` (${error.cause.message ?? error.cause})` : ''}`);
   process.exit(1);
 });
