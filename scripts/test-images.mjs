@@ -16,11 +16,10 @@
  * the next run reuses their layers. Options: --keep (leave containers and database for inspection),
  * --no-build (run the images a previous run built, to iterate on step 3).
  */
-/* global fetch */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -181,8 +180,36 @@ const freePort = () =>
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls until check() returns a value (not undefined), at most timeoutMs. */
-async function waitFor(what, check, timeoutMs) {
+/**
+ * One HTTP call on a fresh connection (no keep-alive agent): a pooled connection that the server
+ * closed while this script sat in a synchronous podman call failed a later request ("other side
+ * closed"). Resolves with the status and the parsed JSON body (or null).
+ */
+function call(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, agent: false, timeout: 30_000 }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = text ? JSON.parse(text) : null;
+        } catch {
+          json = text;
+        }
+        resolve({ status: res.statusCode, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within 30 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Polls every intervalMs until check() returns a value (not undefined), at most timeoutMs. */
+async function waitFor(what, check, timeoutMs, intervalMs = 500) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
@@ -192,7 +219,7 @@ async function waitFor(what, check, timeoutMs) {
     } catch (error) {
       last = error;
     }
-    await sleep(500);
+    await sleep(intervalMs);
   }
   fail(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last ? ` (${last.message})` : ''}`);
 }
@@ -350,7 +377,7 @@ async function main() {
     for (const service of SERVICES) {
       await waitFor(
         `${service} /readyz`,
-        async () => ((await fetch(`http://127.0.0.1:${ports[service]}/readyz`)).ok ? true : undefined),
+        async () => ((await call(`http://127.0.0.1:${ports[service]}/readyz`)).status === 200 ? true : undefined),
         90_000,
       );
       log(`${service} ready (/readyz 200 on ${ports[service]})`);
@@ -382,13 +409,12 @@ async function main() {
     log(`account ${created.accountId} created by the CLI in the api image`);
 
     const api = async (method, path, body) => {
-      const response = await fetch(`http://127.0.0.1:${ports.api}${path}`, {
+      const { status, json } = await call(`http://127.0.0.1:${ports.api}${path}`, {
         method,
         headers: { 'x-api-key': created.apiKey, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      const json = await response.json();
-      if (!response.ok) fail(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`);
+      if (status < 200 || status > 299) fail(`${method} ${path} → ${status} ${JSON.stringify(json)}`);
       return json;
     };
     const job = await api('POST', '/api/jobs', { name: 'Images check' });
@@ -401,11 +427,18 @@ async function main() {
     });
     log(`endpoint ${endpoint.id} created through the api container (nextRunAt ${endpoint.nextRunAt})`);
 
+    // Every 2 s: the api's rate limit allows 60 requests a minute per key.
     const recorded = await waitFor(
       'the first run to be recorded',
-      async () => (await api('GET', `/api/endpoints/${endpoint.id}/runs`)).find((r) => r.status === 'success'),
+      async () => (await api('GET', `/api/endpoints/${endpoint.id}/runs`)).at(-1),
       60_000,
+      2_000,
     );
+    if (recorded.status !== 'success') {
+      fail(
+        `first run ${recorded.status}: ${recorded.errorKind} ${recorded.errorMessage} (status ${recorded.statusCode})`,
+      );
+    }
     const arrival = arrivals.find((a) => a.url === '/tick');
     if (!arrival) fail('run recorded but the target saw no request');
     const scheduledAt = Date.parse(recorded.scheduledAt);
