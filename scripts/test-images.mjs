@@ -13,13 +13,13 @@
  *      inside the api image, an endpoint created through the api container that must run on time
  *      against a target server started here, then SIGTERM (`podman stop`) must drain each to exit 0.
  * Everything it starts is removed at the end (containers, database, Redis keys); images are kept so
- * the next run reuses their layers. Options: --keep (leave containers and database for inspection).
+ * the next run reuses their layers. Options: --keep (leave containers and database for inspection),
+ * --no-build (run the images a previous run built, to iterate on step 3).
  */
-/* global fetch */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const keep = process.argv.includes('--keep');
+const noBuild = process.argv.includes('--no-build');
 const nodeVersion = readFileSync(join(root, '.nvmrc'), 'utf8').trim();
 const nodeMajor = nodeVersion.split('.')[0];
 // The npm release Node.js 24.21.0 bundles (its CHANGELOG: "upgrade npm to 11.19.0"); the Dockerfile
@@ -179,8 +180,36 @@ const freePort = () =>
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Polls until check() returns a value (not undefined), at most timeoutMs. */
-async function waitFor(what, check, timeoutMs) {
+/**
+ * One HTTP call on a fresh connection (no keep-alive agent): a pooled connection that the server
+ * closed while this script sat in a synchronous podman call failed a later request ("other side
+ * closed"). Resolves with the status and the parsed JSON body (or null).
+ */
+function call(url, { method = 'GET', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers, agent: false, timeout: 30_000 }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = text ? JSON.parse(text) : null;
+        } catch {
+          json = text;
+        }
+        resolve({ status: res.statusCode, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within 30 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Polls every intervalMs until check() returns a value (not undefined), at most timeoutMs. */
+async function waitFor(what, check, timeoutMs, intervalMs = 500) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
@@ -190,7 +219,7 @@ async function waitFor(what, check, timeoutMs) {
     } catch (error) {
       last = error;
     }
-    await sleep(500);
+    await sleep(intervalMs);
   }
   fail(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last ? ` (${last.message})` : ''}`);
 }
@@ -218,8 +247,9 @@ async function main() {
         ]
       : [];
   let t = Date.now();
-  for (const target of TARGETS) {
+  for (const target of noBuild ? [] : TARGETS) {
     log(`building target ${target}`);
+    const targetStarted = Date.now();
     podman(
       [
         'build',
@@ -238,11 +268,17 @@ async function main() {
         `localhost/kairos-${target}:test`,
         '.',
       ],
-      { quiet: true, timeoutMs: 1_800_000 },
+      { quiet: true, timeoutMs: 3_600_000 },
     );
+    log(`built localhost/kairos-${target}:test in ${((Date.now() - targetStarted) / 1000).toFixed(0)}s`);
   }
-  timings.build = Date.now() - t;
-  log(`built ${TARGETS.length} targets in ${(timings.build / 1000).toFixed(0)}s`);
+  if (noBuild) {
+    const missing = TARGETS.filter((target) => !imageExists(`localhost/kairos-${target}:test`));
+    if (missing.length > 0) fail(`--no-build: not built yet: ${missing.join(', ')}`);
+  } else {
+    timings.build = Date.now() - t;
+    log(`built ${TARGETS.length} targets in ${(timings.build / 1000).toFixed(0)}s`);
+  }
 
   t = Date.now();
   const ports = {
@@ -300,6 +336,14 @@ async function main() {
       spawnSync('redis-cli', ['-h', '127.0.0.1', 'DEL', ...keys.slice(i, i + 500)]);
   };
 
+  // On a failure, what each container said last (they are removed right after unless --keep).
+  const showLogs = () => {
+    for (const container of containers) {
+      const logs = spawnSync('podman', ['logs', '--tail', '30', container], { encoding: 'utf8' });
+      console.error(`--- ${container} (last 30 lines)\n${logs.stdout}${logs.stderr}`);
+    }
+  };
+
   try {
     log(`migrate job → ${database}`);
     containers.push(name('migrate'));
@@ -333,7 +377,7 @@ async function main() {
     for (const service of SERVICES) {
       await waitFor(
         `${service} /readyz`,
-        async () => ((await fetch(`http://127.0.0.1:${ports[service]}/readyz`)).ok ? true : undefined),
+        async () => ((await call(`http://127.0.0.1:${ports[service]}/readyz`)).status === 200 ? true : undefined),
         90_000,
       );
       log(`${service} ready (/readyz 200 on ${ports[service]})`);
@@ -365,13 +409,12 @@ async function main() {
     log(`account ${created.accountId} created by the CLI in the api image`);
 
     const api = async (method, path, body) => {
-      const response = await fetch(`http://127.0.0.1:${ports.api}${path}`, {
+      const { status, json } = await call(`http://127.0.0.1:${ports.api}${path}`, {
         method,
-        headers: { authorization: `Bearer ${created.apiKey}`, 'content-type': 'application/json' },
+        headers: { 'x-api-key': created.apiKey, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      const json = await response.json();
-      if (!response.ok) fail(`${method} ${path} → ${response.status} ${JSON.stringify(json)}`);
+      if (status < 200 || status > 299) fail(`${method} ${path} → ${status} ${JSON.stringify(json)}`);
       return json;
     };
     const job = await api('POST', '/api/jobs', { name: 'Images check' });
@@ -384,11 +427,18 @@ async function main() {
     });
     log(`endpoint ${endpoint.id} created through the api container (nextRunAt ${endpoint.nextRunAt})`);
 
+    // Every 2 s: the api's rate limit allows 60 requests a minute per key.
     const recorded = await waitFor(
       'the first run to be recorded',
-      async () => (await api('GET', `/api/endpoints/${endpoint.id}/runs`)).find((r) => r.status === 'success'),
+      async () => (await api('GET', `/api/endpoints/${endpoint.id}/runs`)).at(-1),
       60_000,
+      2_000,
     );
+    if (recorded.status !== 'success') {
+      fail(
+        `first run ${recorded.status}: ${recorded.errorKind} ${recorded.errorMessage} (status ${recorded.statusCode})`,
+      );
+    }
     const arrival = arrivals.find((a) => a.url === '/tick');
     if (!arrival) fail('run recorded but the target saw no request');
     const scheduledAt = Date.parse(recorded.scheduledAt);
@@ -405,14 +455,18 @@ async function main() {
     );
 
     for (const service of [...SERVICES].reverse()) {
+      const stopping = Date.now();
       podman(['stop', '--time', '30', name(service)], { quiet: true, timeoutMs: 60_000 });
       const exitCode = podman(['inspect', '--format', '{{.State.ExitCode}}', name(service)], { quiet: true }).trim();
       const logs = podman(['logs', name(service)], { quiet: true });
       if (exitCode !== '0') fail(`${service} exited ${exitCode} on SIGTERM:\n${logs.slice(-2000)}`);
       if (!/shutting down/.test(logs)) fail(`${service} logged no "shutting down" line:\n${logs.slice(-2000)}`);
-      log(`${service} drained on SIGTERM (exit 0, "shutting down" logged)`);
+      log(`${service} drained on SIGTERM in ${Date.now() - stopping} ms (exit 0, "shutting down" logged)`);
     }
     timings.run = Date.now() - t;
+  } catch (error) {
+    showLogs();
+    throw error;
   } finally {
     cleanup();
   }
@@ -423,6 +477,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`test:images failed: ${error.message}`);
+  console.error(`test:images failed: ${error.message}${error.cause ? ` (${error.cause.message ?? error.cause})` : ''}`);
   process.exit(1);
 });

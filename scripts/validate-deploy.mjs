@@ -645,9 +645,21 @@ export function checkDockerfile(text, { root = ROOT, packageManager } = {}) {
       if (!healthcheck || !healthcheck.includes('deploy/healthcheck.mjs')) {
         problems.push(`Dockerfile: target ${target} has no HEALTHCHECK`);
       }
-      const filesStage = stages.find((stage) => stage.name === `${target}-files`);
-      if (!filesStage?.instructions.some((instruction) => instruction.args.includes(`assemble-service.sh ${target}`))) {
-        problems.push(`Dockerfile: stage ${target}-files must assemble ${target}'s production files`);
+      // The stage that runs deploy/assemble-service.sh for this service, and the target copies from it.
+      const filesStage = stages.find((stage) =>
+        stage.instructions.some(
+          (instruction) =>
+            instruction.op === 'RUN' &&
+            new RegExp(`assemble-service\\.sh(\\s+\\w+)*\\s+${target}\\b`).test(instruction.args),
+        ),
+      );
+      const copiesFiles = chain
+        .flatMap((stage) => stage.instructions)
+        .some((instruction) => instruction.op === 'COPY' && instruction.args.includes(`--from=${filesStage?.name}`));
+      if (!filesStage || !copiesFiles) {
+        problems.push(
+          `Dockerfile: target ${target} must copy ${target}'s production files (deploy/assemble-service.sh)`,
+        );
       }
       if (!existsSync(join(root, `services/${target}/src/main.ts`))) {
         problems.push(

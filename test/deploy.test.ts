@@ -48,7 +48,7 @@ describe('deploy/Dockerfile', () => {
     ],
     [
       'a final stage copying the build stage',
-      (text: string) => text.replace('COPY --from=api-files /out /app', 'COPY --from=build /app /app'),
+      (text: string) => text.replace('COPY --from=services-files /out/api /app', 'COPY --from=build /app /app'),
       'api copies from build',
     ],
     [

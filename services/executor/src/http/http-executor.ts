@@ -99,6 +99,9 @@ function transfer(request: PreparedRequest, settings: TransferSettings): Promise
       body: request.body,
       hooks: { beforeRedirect: [createRedirectHook(request, guard, (url) => (finalUrl = url.href))] },
     });
+    // got's stream takes the body from its writable side for every method but GET: without a body
+    // it must be ended, or nothing is sent and the call times out (found by pnpm test:images).
+    if (request.body === undefined && request.method !== 'GET') stream.end();
 
     const settle = (isComplete: boolean, error: TransferError | null): void => {
       if (settled) return;
