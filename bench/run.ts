@@ -22,7 +22,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { QUEUES } from '@kairos/queue';
+import { QUEUES, parseDueJobId } from '@kairos/queue';
 import { createDatabase, type Database } from '@kairos/db';
 import { createAccount } from '@kairos/db/system';
 import { createLogger } from '@kairos/runtime';
@@ -361,8 +361,8 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
     await events.waitUntilReady();
     const seen = new Map<string, number>();
     events.on('delayed', ({ jobId }) => {
-      const endpointId = jobId.split('.')[0]!;
-      if (!seen.has(endpointId)) seen.set(endpointId, performance.now());
+      const endpointId = parseDueJobId(jobId)?.endpointId;
+      if (endpointId && !seen.has(endpointId)) seen.set(endpointId, performance.now());
     });
     const latencies: number[] = [];
     for (const endpointId of endpointIds) {

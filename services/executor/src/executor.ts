@@ -15,17 +15,19 @@ import {
   QUEUES,
   createNotificationQueue,
   createScheduleChangeNotifier,
-  plannedRunPayload,
+  dueJobData,
+  parseDueJobId,
   processJobSpan,
   testRunPayload,
-  type PlannedRunPayload,
+  type DueJobData,
+  type DueJobRef,
   type RunCompletedPayload,
   type ScheduleNotifier,
   type TestRunPayload,
   type TestRunResult,
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
-import { Queue, Worker, type Job as BullJob } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
@@ -56,6 +58,25 @@ import { RunningLock } from './running-lock.js';
  * defaults; then the run is called again under its id and recorded once.
  */
 const DELIVERY_LOCK = { lockDuration: 15_000, stalledInterval: 10_000 };
+
+/**
+ * What becomes of a due job once processed, set here on the worker rather than in each job's options:
+ * BullMQ stores a job's options in its hash, one per endpoint, and these took 112 of its bytes and
+ * made it a hashtable (services/scheduler/src/due-queue.ts). Executions leave nothing behind (the run
+ * is in PostgreSQL): a completed due job is removed, and so is one whose delivery failed
+ * `deliveries` times (the executor itself broke, e.g. PostgreSQL down), so the reconcile sweep (every
+ * 15 s) re-adds it under the same run id instead of the endpoint stopping; a call that completed
+ * before is then recorded from its stashed outcome, not repeated. Between deliveries the job waits
+ * 1, 2, 4, 8 s (≈15 s in all, one reconcile interval), as BullMQ's `attempts: 5` with exponential
+ * backoff from 1 s did when these were job options.
+ */
+const DUE_DELIVERY = {
+  // Keep none (a worker takes KeepJobs, not `true`).
+  removeOnComplete: { count: 0 },
+  removeOnFail: { count: 0 },
+  deliveries: 5,
+  firstBackoffMs: 1000,
+} as const;
 
 export interface ExecutorOptions {
   db: Database;
@@ -158,9 +179,9 @@ export class Executor {
     return connection;
   }
 
-  /** Processes one planned run delivered by its due job (exported for tests through the worker). */
-  async processDue(payload: PlannedRunPayload, attempt: number): Promise<PlannedRunResult> {
-    const result = await executePlannedRun(this.deps, payload, attempt);
+  /** Processes the planned run a due job names (exported for tests through the worker). */
+  async processDue(due: DueJobRef, attempt: number): Promise<PlannedRunResult> {
+    const result = await executePlannedRun(this.deps, due, attempt);
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
       // (run-completed and run-completed-planner were emitted by the recorder.)
@@ -171,13 +192,13 @@ export class Executor {
         // The state that stopped this run also decides the next one (recorded: the slot has its
         // run, so the next is due): have the scheduler recompute. Marked dirty before it is
         // published (packages/queue/src/schedule-notifier.ts), as the api does.
-        await this.scheduleChanges.notify([payload.endpointId], `skipped-${result.reason}`);
+        await this.scheduleChanges.notify([due.endpointId], `skipped-${result.reason}`);
       }
     }
     this.options.logger.debug('due job processed', {
-      runId: payload.runId,
-      endpointId: payload.endpointId,
-      scheduleVersion: payload.scheduleVersion,
+      ...(result.kind === 'recorded' ? { runId: result.run.id } : {}),
+      endpointId: due.endpointId,
+      scheduleVersion: due.scheduleVersion,
       result: result.kind === 'recorded' ? result.run.status : `skipped:${result.reason}`,
     });
     return result;
@@ -200,17 +221,31 @@ export class Executor {
     const { prefix, concurrency, logger } = this.options;
     metrics.executorConcurrencyLimit.set(concurrency);
     this.workers.push(
-      new Worker<PlannedRunPayload, unknown>(
+      new Worker<DueJobData, unknown>(
         QUEUES.due,
-        (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
+        (bullJob: BullJob<DueJobData>, token?: string) =>
           this.track(bullJob, token, () =>
             processJobSpan(QUEUES.due, bullJob, async (span) => {
-              const result = await this.processDue(plannedRunPayload.parse(bullJob.data), bullJob.attemptsMade + 1);
+              const due = parseDueJobId(bullJob.id);
+              if (!due) throw new UnrecoverableError(`not a due job id: ${bullJob.id}`);
+              dueJobData.parse(bullJob.data);
+              // The delivery's number: BullMQ counts every start, a redelivery after a stall too.
+              const attempt = Math.max(1, bullJob.attemptsStarted - bullJob.stalledCounter);
+              const result = await this.processDue(due, attempt).catch((error: unknown) =>
+                this.redeliver(bullJob, token, attempt, error),
+              );
               span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
               return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
             }),
           ),
-        { connection: this.connect(), prefix, concurrency, ...DELIVERY_LOCK },
+        {
+          connection: this.connect(),
+          prefix,
+          concurrency,
+          ...DELIVERY_LOCK,
+          removeOnComplete: DUE_DELIVERY.removeOnComplete,
+          removeOnFail: DUE_DELIVERY.removeOnFail,
+        },
       ),
       new Worker<TestRunPayload, TestRunResult>(
         QUEUES.testRuns,
@@ -240,6 +275,28 @@ export class Executor {
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     await this.notificationWorker.start();
+  }
+
+  /**
+   * A delivery that failed (DUE_DELIVERY): the due job waits for the next one (BullMQ's documented
+   * manual delay: moveToDelayed, then DelayedError), or after the last one fails and is removed.
+   */
+  private async redeliver(
+    bullJob: BullJob,
+    token: string | undefined,
+    attempt: number,
+    error: unknown,
+  ): Promise<never> {
+    if (attempt >= DUE_DELIVERY.deliveries || error instanceof DelayedError) throw error;
+    const waitMs = DUE_DELIVERY.firstBackoffMs * 2 ** (attempt - 1);
+    this.options.logger.warn('due job delivery failed; delivered again', {
+      jobId: bullJob.id,
+      attempt,
+      waitMs,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    await bullJob.moveToDelayed(Date.now() + waitMs, token);
+    throw new DelayedError();
   }
 
   /** Executions in flight in this process now. */

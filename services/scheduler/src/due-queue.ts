@@ -1,9 +1,10 @@
 /**
- * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint,
- * carrying its planned run, id `<endpointId>.<version>`.
+ * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint, id
+ * `<endpointId>.<version>` (short form: dueJobId), due at its planned run's time. It names the planned
+ * run and carries no copy of it (packages/queue/src/payloads.ts): the executor reads it from the row.
  */
 import type { PlannedRun } from '@kairos/db/system';
-import { QUEUES, dueJobId, traceContextOf, type PlannedRunPayload } from '@kairos/queue';
+import { QUEUES, dueJobId, traceContextOf, type DueJobData } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 
@@ -11,26 +12,17 @@ import type { Redis } from 'ioredis';
 export type TracedPlannedRun = PlannedRun & { traceparent?: string | undefined };
 
 export class DueQueue {
-  readonly queue: Queue<PlannedRunPayload>;
+  readonly queue: Queue<DueJobData>;
 
   constructor(
     private readonly connection: Redis,
     prefix: string,
   ) {
-    this.queue = new Queue<PlannedRunPayload>(QUEUES.due, {
-      connection,
-      prefix,
-      // Executions leave nothing behind: the run is in PostgreSQL. A delivery that failed five times
-      // (≈15 s of backoff: the executor itself broke, e.g. PostgreSQL down) is removed too, so the
-      // reconcile sweep (every 15 s) re-adds it under the same run id instead of the endpoint
-      // stopping; a call that completed before is then recorded from its stashed outcome, not repeated.
-      defaultJobOptions: {
-        removeOnComplete: true,
-        removeOnFail: true,
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 1000 },
-      },
-    });
+    // No default job options: every option is stored in each job's `opts` JSON (one per endpoint),
+    // and removeOnComplete / removeOnFail / attempts / backoff took 112 of its bytes and made the
+    // job's hash a hashtable (bench/results.md). The executor's worker sets removal and redelivery
+    // (services/executor/src/executor.ts, DUE_DELIVERY).
+    this.queue = new Queue<DueJobData>(QUEUES.due, { connection, prefix });
   }
 
   /** Removes the due job of a superseded version; an executing (locked) one is left to finish. */
@@ -38,16 +30,17 @@ export class DueQueue {
     await this.queue.remove(dueJobId(endpointId, scheduleVersion)).catch(() => undefined);
   }
 
-  async add(planned: TracedPlannedRun, now: Date): Promise<void> {
-    await this.queue.add('run', payloadOf(planned), dueJobOptions(planned, now));
+  async add(planned: TracedPlannedRun): Promise<void> {
+    await this.addMany([planned]);
   }
 
-  async addMany(planned: TracedPlannedRun[], now: Date): Promise<void> {
+  async addMany(planned: TracedPlannedRun[]): Promise<void> {
     if (planned.length === 0) return;
+    const now = Date.now();
     await this.queue.addBulk(
       planned.map((run) => ({
         name: 'run',
-        data: payloadOf(run),
+        data: traceContextOf(run.traceparent),
         opts: dueJobOptions(run, now),
       })),
     );
@@ -67,22 +60,16 @@ export class DueQueue {
 }
 
 /**
- * BullMQ makes a delayed job due at `timestamp + delay`, and `timestamp` defaults to the moment the
- * job object is built — after the recompute's transaction, so every run would start that much late
- * (≈20 ms under load, bench/results.md). Both are given from the same `now`: due exactly at scheduledAt.
+ * BullMQ makes a delayed job due at `timestamp + delay`, `timestamp` being the moment the job object
+ * is built (inside addBulk, right after `now` is read: a bulk of 2,000 is built in a few ms, later
+ * jobs at most that late, never early). The delay is counted from `now`, read just before addBulk,
+ * not from the recompute's clock: that one is read before the transaction (≈20 ms earlier under
+ * load, bench/results.md). Passing `timestamp` instead would store 27 more bytes in `opts` and push it
+ * past the 64 bytes that keep the job's hash compact (dueJobId). `attempts: undefined` keeps BullMQ's
+ * `"attempts":0` (14 bytes) out of `opts`: read back, a job's attempts default to 0 all the same.
  */
-const dueJobOptions = (planned: PlannedRun, now: Date) => ({
+const dueJobOptions = (planned: PlannedRun, now: number) => ({
   jobId: dueJobId(planned.endpointId, planned.scheduleVersion),
-  timestamp: now.getTime(),
-  delay: Math.max(0, planned.scheduledAt.getTime() - now.getTime()),
-});
-
-const payloadOf = (planned: TracedPlannedRun): PlannedRunPayload => ({
-  endpointId: planned.endpointId,
-  accountId: planned.accountId,
-  scheduleVersion: planned.scheduleVersion,
-  runId: planned.runId,
-  scheduledAt: planned.scheduledAt.toISOString(),
-  source: planned.source,
-  ...traceContextOf(planned.traceparent),
+  delay: Math.max(0, planned.scheduledAt.getTime() - now),
+  attempts: undefined,
 });
