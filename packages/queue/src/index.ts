@@ -4,3 +4,4 @@ export * from './payloads.js';
 export * from './schedule-notifier.js';
 export * from './trace-context.js';
 export * from './notification-queue.js';
+export * from './planner-presence.js';

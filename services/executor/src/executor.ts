@@ -7,12 +7,13 @@
  * Naming: the product's Job (a container of endpoints; `job-not-active`) and BullMQ's jobs meet
  * here, so a BullMQ job object is always `bullJob` (type `BullJob`), never `job`. Each recorded
  * scheduled run is announced on `run-completed` (and on `run-completed-planner` when the account
- * has AI scheduling on) by the RunRecorder, in batches.
+ * has AI scheduling on and a planner with a model runs) by the RunRecorder, in batches.
  */
 import { type Database } from '@kairos/db';
 import { markScheduleDirty } from '@kairos/db/system';
 import {
   QUEUES,
+  PlannerPresence,
   createNotificationQueue,
   createScheduleChangeNotifier,
   dueJobData,
@@ -164,6 +165,7 @@ export class Executor {
         stash,
         runCompleted: this.runCompleted,
         runCompletedForPlanner: this.runCompletedForPlanner,
+        plannerPresence: new PlannerPresence(producer, options.prefix),
         notificationEvents,
       }),
       retries: new Retries({ db: options.db, redis: producer, prefix: options.prefix, now }),
