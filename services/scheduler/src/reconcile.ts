@@ -29,8 +29,9 @@ import { sweepChunk } from './sweep-chunk.js';
 
 const PAGE_SIZE = 2000;
 /**
- * Pages repaired at once. 1,000,000 endpoints after losing Redis, 2 shared cores: see bench/results.md
- * ("1,000,000 registered endpoints") for the figures that chose it.
+ * Pages repaired at once: three, so PostgreSQL (the locked re-read), Redis (EXISTS, the bulk add) and
+ * this process (building 2,000 BullMQ jobs) each have a page to work on. Not tuned on a quiet machine:
+ * bench/results.md ("1,000,000 registered endpoints") has the loaded-machine figures.
  */
 const PAGES_IN_FLIGHT = 3;
 const RECOMPUTE_CHUNK = 200;
