@@ -14,7 +14,7 @@
  */
 import { decryptSecret, type RunAttemptRecord } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { loadExecutionTarget, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
+import { loadExecutionTarget, type ExecutionTarget, type PlannedRun, type RunOutcome } from '@kairos/db/system';
 import { currentTraceparent, type DueJobRef, type TestRunPayload, type TestRunResult } from '@kairos/queue';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
@@ -44,11 +44,20 @@ export interface ExecuteDeps {
   now: () => Date;
 }
 
-/** Executes the planned run a due job names (admission reads it from the endpoint's row). */
-export async function executePlannedRun(deps: ExecuteDeps, due: DueJobRef, attempt: number): Promise<PlannedRunResult> {
+/**
+ * Executes the planned run a due job names (admission reads it from the endpoint's row); `admitted`
+ * hears its run id once known (a shutdown that hands the job back logs it).
+ */
+export async function executePlannedRun(
+  deps: ExecuteDeps,
+  due: DueJobRef,
+  attempt: number,
+  admitted?: (planned: PlannedRun) => void,
+): Promise<PlannedRunResult> {
   const admission = await deps.admissions.admit(due);
   if (admission.kind === 'skipped') return admission;
   const { target, planned } = admission;
+  admitted?.(planned);
   let run: RunOutcome;
   if (admission.kind === 'replay') {
     run = admission.run;

@@ -10,7 +10,7 @@
  * has AI scheduling on and a planner with a model runs) by the RunRecorder, in batches.
  */
 import { type Database } from '@kairos/db';
-import { markScheduleDirty } from '@kairos/db/system';
+import { markScheduleDirty, type PlannedRun } from '@kairos/db/system';
 import {
   QUEUES,
   PlannerPresence,
@@ -79,6 +79,13 @@ const DUE_DELIVERY = {
   firstBackoffMs: 1000,
 } as const;
 
+/** A BullMQ job this process is running, with its lock token and, once admitted, its run id. */
+interface InFlight {
+  bullJob: BullJob;
+  token: string | undefined;
+  runId?: string;
+}
+
 export interface ExecutorOptions {
   db: Database;
   connect: () => Redis;
@@ -97,7 +104,7 @@ export class Executor {
   private readonly connections: Redis[] = [];
   private readonly workers: Worker[] = [];
   /** BullMQ jobs being processed by this process, with their lock tokens (handed back at a shutdown deadline). */
-  private readonly inFlight = new Map<string, { bullJob: BullJob; token: string | undefined }>();
+  private readonly inFlight = new Map<string, InFlight>();
   private readonly http: HttpExecutor;
   private readonly runCompleted: Queue<RunCompletedPayload>;
   private readonly runCompletedForPlanner: Queue<RunCompletedPayload>;
@@ -182,8 +189,12 @@ export class Executor {
   }
 
   /** Processes the planned run a due job names (exported for tests through the worker). */
-  async processDue(due: DueJobRef, attempt: number): Promise<PlannedRunResult> {
-    const result = await executePlannedRun(this.deps, due, attempt);
+  async processDue(
+    due: DueJobRef,
+    attempt: number,
+    admitted?: (planned: PlannedRun) => void,
+  ): Promise<PlannedRunResult> {
+    const result = await executePlannedRun(this.deps, due, attempt, admitted);
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
       // (run-completed and run-completed-planner were emitted by the recorder.)
@@ -207,12 +218,17 @@ export class Executor {
   }
 
   /** Runs one BullMQ job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
-  private async track<T>(bullJob: BullJob, token: string | undefined, work: () => Promise<T>): Promise<T> {
+  private async track<T>(
+    bullJob: BullJob,
+    token: string | undefined,
+    work: (entry: InFlight) => Promise<T>,
+  ): Promise<T> {
     const key = `${bullJob.queueName}/${bullJob.id}`;
-    this.inFlight.set(key, { bullJob, token });
+    const entry: InFlight = { bullJob, token };
+    this.inFlight.set(key, entry);
     metrics.executorConcurrencyInUse.inc();
     try {
-      return await work();
+      return await work(entry);
     } finally {
       metrics.executorConcurrencyInUse.dec();
       this.inFlight.delete(key);
@@ -226,14 +242,15 @@ export class Executor {
       new Worker<DueJobData, unknown>(
         QUEUES.due,
         (bullJob: BullJob<DueJobData>, token?: string) =>
-          this.track(bullJob, token, () =>
+          this.track(bullJob, token, (entry) =>
             processJobSpan(QUEUES.due, bullJob, async (span) => {
               const due = parseDueJobId(bullJob.id);
               if (!due) throw new UnrecoverableError(`not a due job id: ${bullJob.id}`);
               dueJobData.parse(bullJob.data);
               // The delivery's number: BullMQ counts every start, a redelivery after a stall too.
               const attempt = Math.max(1, bullJob.attemptsStarted - bullJob.stalledCounter);
-              const result = await this.processDue(due, attempt).catch((error: unknown) =>
+              const admitted = (planned: PlannedRun) => (entry.runId = planned.runId);
+              const result = await this.processDue(due, attempt, admitted).catch((error: unknown) =>
                 this.redeliver(bullJob, token, attempt, error),
               );
               span.setAttribute('kairos.run.outcome', result.kind === 'recorded' ? result.run.status : result.reason);
@@ -343,8 +360,13 @@ export class Executor {
     const pending = [...this.inFlight.values()];
     const results = await Promise.allSettled(pending.map(({ bullJob, token }) => bullJob.moveToWait(token)));
     results.forEach((result, index) => {
-      const bullJob = pending[index]!.bullJob;
-      const meta = { queue: bullJob.queueName, jobId: bullJob.id, runId: (bullJob.data as { runId?: string }).runId };
+      const { bullJob, runId } = pending[index]!;
+      // A due job names its run only once admitted (the run id is read from the row); a test run carries it.
+      const meta = {
+        queue: bullJob.queueName,
+        jobId: bullJob.id,
+        runId: runId ?? (bullJob.data as { runId?: string }).runId,
+      };
       if (result.status === 'fulfilled') this.options.logger.warn('shutdown deadline: execution handed back', meta);
       else this.options.logger.error('shutdown deadline: hand-back failed', { ...meta, error: String(result.reason) });
     });
