@@ -27,7 +27,7 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { QUEUES, createRedisConnection, shardPrefix, type RedisConnection } from '@kairos/queue';
+import { QUEUES, createRedisConnection, parseDueJobId, shardPrefix, type RedisConnection } from '@kairos/queue';
 import { createDatabase, type Database } from '@kairos/db';
 import { createAccount } from '@kairos/db/system';
 import { createLogger } from '@kairos/runtime';
@@ -392,8 +392,8 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
     await events.waitUntilReady();
     const seen = new Map<string, number>();
     events.on('delayed', ({ jobId }) => {
-      const endpointId = jobId.split('.')[0]!;
-      if (!seen.has(endpointId)) seen.set(endpointId, performance.now());
+      const endpointId = parseDueJobId(jobId)?.endpointId;
+      if (endpointId && !seen.has(endpointId)) seen.set(endpointId, performance.now());
     });
     const latencies: number[] = [];
     for (const endpointId of endpointIds) {
@@ -428,9 +428,32 @@ async function changeToEffect(targetUrl: string, redis: Redis): Promise<ReturnTy
   }
 }
 
-async function reconcileScale(
-  redis: Redis,
-): Promise<{ endpoints: number; insertMs: number; memoryBytes: number; firstMs: number; afterFlushMs: number }> {
+/**
+ * Where a due job's bytes are (MEMORY USAGE): its hash (key included; mean of 1,000 jobs from the
+ * delayed set) and its member of the delayed set, with the hash's encoding (listpack: compact).
+ */
+async function memoryBreakdown(redis: Redis, dueQueue: DueQueue, count: number) {
+  const ids = await redis.zrange(dueQueue.queue.toKey('delayed'), '0', '999');
+  let hashBytes = 0;
+  for (const id of ids) hashBytes += Number(await redis.memory('USAGE', dueQueue.queue.toKey(id)));
+  const delayedBytes = Number(await redis.memory('USAGE', dueQueue.queue.toKey('delayed'), 'SAMPLES', '0'));
+  return {
+    hashBytes: hashBytes / Math.max(1, ids.length),
+    delayedBytes: delayedBytes / count,
+    encoding: String(await redis.object('ENCODING', dueQueue.queue.toKey(ids[0]!))),
+  };
+}
+
+async function reconcileScale(redis: Redis): Promise<{
+  endpoints: number;
+  insertMs: number;
+  memoryBytes: number;
+  firstMs: number;
+  afterFlushMs: number;
+  hashBytes: number;
+  delayedBytes: number;
+  encoding: string;
+}> {
   const count = Number(process.env.BENCH_ENDPOINTS ?? (QUICK ? 10_000 : 100_000));
   const env = await setup('scale');
   try {
@@ -474,6 +497,12 @@ async function reconcileScale(
     const firstMs = performance.now() - started;
     const memoryBytes = (await memory()) - before;
     if (first.restored !== count) throw new Error(`restored ${first.restored} of ${count}`);
+    const breakdown = await memoryBreakdown(redis, dueQueue, count);
+    // Printed at once too: at 1,000,000 endpoints on a loaded machine the second sweep takes minutes more.
+    console.log(
+      `first sweep of ${count}: ${(firstMs / 1000).toFixed(1)} s, ${(memoryBytes / count).toFixed(0)} B/endpoint`,
+      breakdown,
+    );
     await deleteKeys(env.prefix, redis);
     started = performance.now();
     const second = await reconciler.sweep();
@@ -481,7 +510,7 @@ async function reconcileScale(
     if (second.restored !== count) throw new Error(`after the flush restored ${second.restored} of ${count}`);
     await dueQueue.close();
     producer.disconnect();
-    return { endpoints: count, insertMs, memoryBytes, firstMs, afterFlushMs };
+    return { endpoints: count, insertMs, memoryBytes, firstMs, afterFlushMs, ...breakdown };
   } finally {
     await teardown(env, single(redis));
   }
@@ -636,6 +665,9 @@ async function main(): Promise<void> {
       report(`- registered by one INSERT … SELECT generate_series: ${(scale.insertMs / 1000).toFixed(1)} s`);
       report(
         `- Redis memory for their delayed jobs: ${(scale.memoryBytes / 1024 / 1024).toFixed(1)} MiB (${(scale.memoryBytes / scale.endpoints).toFixed(0)} bytes per endpoint)`,
+      );
+      report(
+        `- of which (MEMORY USAGE) a due job's hash ${scale.hashBytes.toFixed(0)} bytes (${scale.encoding}), its member of the delayed set ${scale.delayedBytes.toFixed(0)} bytes`,
       );
       report(`- reconcile, cold start (every job missing): ${(scale.firstMs / 1000).toFixed(1)} s`);
       report(

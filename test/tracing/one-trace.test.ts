@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createDatabase } from '@kairos/db';
 import { createAccount } from '@kairos/db/system';
-import { createRedisConnection } from '@kairos/queue';
+import { createRedisConnection, plannerPresenceKey } from '@kairos/queue';
 import { createTestDatabase, type TestDatabase } from '../db.js';
 import { REDIS_URL } from '../env.mjs';
 import { answers200, exitOf, freePort, killAll, waitFor } from '../fault/processes.js';
@@ -166,6 +166,12 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
     OTEL_BSP_SCHEDULE_DELAY: '200',
   });
   try {
+    // Executors announce runs to the planner only while a planner with a model runs
+    // (packages/queue/src/planner-presence.ts); this one has none (degraded) but still consumes, so the
+    // test announces one for it.
+    const presence = createRedisConnection(REDIS_URL);
+    await presence.set(plannerPresenceKey(prefixes.at(-1)!), '1', 'PX', 600_000);
+    presence.disconnect();
     const endpointId = await createEndpoint(services.apiPort, apiKey, '/traced');
     await createEndpoint(services.apiPort, apiKey, '/opted-out', { propagateTrace: false });
     await waitFor('a call to the target', () => requestsTo('/traced').length > 0, 60_000);
@@ -210,8 +216,8 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
     expect(recompute).toMatchObject({ service: 'kairos-scheduler', name: 'process schedule-changes' });
     expect(named('kairos-scheduler', 'process schedule-changes')).toContainEqual(recompute);
 
-    // The planner's pass over the run (AI scheduling is on by default; no model key: degraded) is
-    // a child of the execution.
+    // The planner's pass over the run (AI scheduling is on by default; no model key: degraded, announced
+    // above) is a child of the execution.
     const planner = await waitFor(
       'the planner span in the same trace',
       () => named('kairos-planner', 'process run-completed-planner')[0],

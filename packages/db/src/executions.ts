@@ -12,6 +12,13 @@ export interface ExecutionTarget {
   jobStatus: 'active' | 'paused' | 'archived';
   archivedAt: Date | null;
   scheduleVersion: number;
+  /**
+   * The planned run stored at `scheduleVersion` (null: none): a due job names only the endpoint and
+   * the version (packages/queue/src/payloads.ts), and the run comes from here when the versions match.
+   */
+  nextRunId: string | null;
+  nextRunAt: Date | null;
+  nextRunSource: string | null;
   pausedUntil: Date | null;
   url: string;
   method: string;
@@ -39,8 +46,8 @@ export interface ExecutionTarget {
 }
 
 const SELECT_TARGETS = `
-  SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."pausedUntil",
-         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace", e."lastRunAt",
+  SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."nextRunId", e."nextRunAt",
+         e."nextRunSource", e."pausedUntil", e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace", e."lastRunAt",
          e."lastScheduledAt", k."encryptedKey" AS "encryptedSigningKey",
          k."previousEncryptedKey" AS "encryptedPreviousSigningKey", k."previousExpiresAt" AS "previousSigningKeyExpiresAt",
          a.tier, a."quotaOverrides", a."aiSchedulingEnabled"

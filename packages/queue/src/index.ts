@@ -5,3 +5,4 @@ export * from './schedule-notifier.js';
 export * from './trace-context.js';
 export * from './notification-queue.js';
 export * from './shards.js';
+export * from './planner-presence.js';

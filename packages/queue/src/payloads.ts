@@ -11,18 +11,17 @@ export const scheduleChangePayload = z.object({
 export type ScheduleChangePayload = z.infer<typeof scheduleChangePayload>;
 
 /**
- * scheduler → executor: an endpoint's planned run (db's PlannedRun) as the due job carries it
- * (JSON: `scheduledAt` is an ISO string). `scheduleVersion` is the endpoint's version when it was
- * planned; the executor drops the due job when it no longer matches (a later change superseded it).
- * `runId` is fixed here so a retried delivery keeps its id.
+ * scheduler → executor: the due job of an endpoint's planned run. It carries no copy of the planned
+ * run: its id names the endpoint and the scheduleVersion the run was planned at, and every change
+ * of the row's nextRunAt / nextRunId / nextRunSource bumps that version, so when the row's version
+ * matches, the row holds exactly this run (its runId, fixed when planned, so a retried delivery
+ * keeps its id); when it does not, the due job is stale. The executor reads the row anyway (to call
+ * the endpoint), so the copy cost Redis memory and nothing else: a due job with the planned run as
+ * JSON (≈210 bytes of data) took 1,229 bytes per endpoint, this one ≈450 (bench/results.md, issue #14).
+ * The data is `{}`, plus the recompute's trace context when tracing is on (trace-context.ts) and
+ * `lockShard` during a reshard.
  */
-export const plannedRunPayload = z.object({
-  endpointId: z.string(),
-  accountId: z.string(),
-  scheduleVersion: z.number().int(),
-  runId: z.string(),
-  scheduledAt: z.string(),
-  source: z.string(),
+export const dueJobData = z.object({
   /**
    * During a reshard only (shards.ts): the shard whose running lock the endpoint's previous execution
    * may still hold, when it is not this due job's shard. Admission refuses the run while it is held.
@@ -31,10 +30,41 @@ export const plannedRunPayload = z.object({
   /** The recompute's trace context, only when tracing is on (one string: trace-context.ts). */
   traceparent: traceparentField,
 });
-export type PlannedRunPayload = z.infer<typeof plannedRunPayload>;
+export type DueJobData = z.infer<typeof dueJobData>;
 
-/** BullMQ job id of an endpoint's planned run, the due job (custom ids may not contain ':'). */
-export const dueJobId = (endpointId: string, scheduleVersion: number): string => `${endpointId}.${scheduleVersion}`;
+/** What a due job names: the endpoint and the scheduleVersion of its planned run. */
+export interface DueJobRef {
+  endpointId: string;
+  scheduleVersion: number;
+  /** From the due job's data during a reshard (dueJobData.lockShard). */
+  lockShard?: number | undefined;
+}
+
+/**
+ * BullMQ job id of an endpoint's planned run, the due job: the endpoint id's 16 bytes in base64url
+ * (22 characters, not 36) and the version, `<endpointId>.<scheduleVersion>` in short (custom ids may
+ * not contain ':'). Why short: BullMQ stores the id in the job's key, in the delayed set and in the
+ * job's `opts` JSON, and Redis keeps a hash compact (a listpack, ≈170 bytes, against ≈500 as a
+ * hashtable) only while every value is ≤ 64 bytes (hash-max-listpack-value, default 64): `opts` is
+ * `{"jobId":"<id>","delay":<ms>}`, 21 + id + delay digits, so the id must stay ≤ 30 characters for
+ * delays up to 115 days (10 digits). A UUID's 36 characters leave no room; 22 + 1 + version do.
+ */
+export const dueJobId = (endpointId: string, scheduleVersion: number): string =>
+  `${Buffer.from(endpointId.replaceAll('-', ''), 'hex').toString('base64url')}.${scheduleVersion}`;
+
+/**
+ * The endpoint and version a due job id names (dueJobId's inverse); null for an id of another shape.
+ * Also reads the long form `<uuid>.<version>` of due jobs queued before the short ids (an upgrade
+ * runs them; the reconcile sweep adds their short twins, and the slot runs once: admission skips the
+ * second as recorded).
+ */
+export function parseDueJobId(jobId: string | undefined): DueJobRef | null {
+  const match = /^(?:([A-Za-z0-9_-]{22})|([0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}))\.(\d+)$/.exec(jobId ?? '');
+  if (!match) return null;
+  const hex = match[1] ? Buffer.from(match[1], 'base64url').toString('hex') : match[2]!.replaceAll('-', '');
+  const endpointId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return { endpointId, scheduleVersion: Number(match[3]) };
+}
 
 /** executor → scheduler: a scheduled execution was recorded. */
 export const runCompletedPayload = z.object({

@@ -6,6 +6,10 @@
  * single script per execution. Per execution that was three round
  * trips (endpoint, counter, lock); under load it is a fraction of two (bench/results.md).
  *
+ * The due job names the endpoint and the version its run was planned at (dueJobId); the planned run
+ * itself (run id, time, source) is read with the endpoint, from the row, when the versions match:
+ * every change of it bumps the version (packages/queue/src/payloads.ts, dueJobData).
+ *
  * A run whose call already completed but whose recording failed comes back as a `replay` with its
  * stashed outcome (outcome-stash.ts): the executor records it instead of calling again. A replay
  * skips the quota and lock checks (no call is made) but not the skip rules.
@@ -24,9 +28,10 @@ import {
   loadExecutionTargets,
   recordSkippedSlot,
   type ExecutionTarget,
+  type PlannedRun,
   type RunOutcome,
 } from '@kairos/db/system';
-import type { PlannedRunPayload, RedisConnection } from '@kairos/queue';
+import type { DueJobRef, RedisConnection } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import { COUNTER_MISSING, QUOTA_EXHAUSTED, checkQuotaLua, type RunQuota } from './run-quota.js';
@@ -37,8 +42,8 @@ export type SkipReason =
   'missing' | 'archived' | 'job-not-active' | 'stale' | 'recorded' | 'paused' | 'overlap' | 'quota';
 
 export type Admission =
-  | { kind: 'admitted'; target: ExecutionTarget }
-  | { kind: 'replay'; target: ExecutionTarget; run: RunOutcome }
+  | { kind: 'admitted'; target: ExecutionTarget; planned: PlannedRun }
+  | { kind: 'replay'; target: ExecutionTarget; planned: PlannedRun; run: RunOutcome }
   | { kind: 'skipped'; reason: SkipReason };
 
 /** The admission script's keys and arguments, by position (Lua's KEYS[n], ARGV[n]). */
@@ -52,17 +57,32 @@ const ADMIT = `${returnStashedLua(KEY.stash)}
 ${checkQuotaLua(KEY.quota, ARG.limit)}
 ${admitLockLua(KEY.lock, ARG.holder, ARG.leaseMs)}`;
 
-export function skipReason(target: ExecutionTarget | null, payload: PlannedRunPayload, now: Date): SkipReason | null {
+export function skipReason(target: ExecutionTarget | null, due: DueJobRef, now: Date): SkipReason | null {
   if (!target) return 'missing';
   if (target.archivedAt) return 'archived';
   if (target.jobStatus !== 'active') return 'job-not-active';
-  if (target.scheduleVersion !== payload.scheduleVersion) return 'stale';
+  const planned = plannedRunOf(target);
+  if (target.scheduleVersion !== due.scheduleVersion || !planned) return 'stale';
   // The slot already has its run (recording sets lastScheduledAt): this is the endpoint's current
   // planned run queued again by a recompute that raced the execution, or a retried delivery of a
   // recorded run. Calling would run the slot twice; the executor has the scheduler plan the next.
-  if (target.lastScheduledAt && new Date(payload.scheduledAt) <= target.lastScheduledAt) return 'recorded';
+  if (target.lastScheduledAt && planned.scheduledAt <= target.lastScheduledAt) return 'recorded';
   if (target.pausedUntil && target.pausedUntil > now) return 'paused';
   return null;
+}
+
+/** The planned run stored on the endpoint's row at its current version (null: none is planned). */
+export function plannedRunOf(target: ExecutionTarget): PlannedRun | null {
+  const { nextRunId, nextRunAt, nextRunSource } = target;
+  if (!nextRunId || !nextRunAt || !nextRunSource) return null;
+  return {
+    endpointId: target.id,
+    accountId: target.accountId,
+    scheduleVersion: target.scheduleVersion,
+    runId: nextRunId,
+    scheduledAt: nextRunAt,
+    source: nextRunSource,
+  };
 }
 
 export interface AdmissionDeps {
@@ -80,62 +100,63 @@ export interface AdmissionDeps {
 }
 
 export class Admissions {
-  private readonly batches: GroupCommit<PlannedRunPayload, Admission>;
+  private readonly batches: GroupCommit<DueJobRef, Admission>;
 
   constructor(
     private readonly deps: AdmissionDeps,
     options: { maxBatch?: number; maxParallel?: number } = {},
   ) {
-    this.batches = new GroupCommit((payloads) => this.admitMany(payloads), {
+    this.batches = new GroupCommit((dues) => this.admitMany(dues), {
       maxBatch: options.maxBatch ?? 200,
       maxParallel: options.maxParallel ?? 2,
       isItemFailure,
     });
   }
 
-  /** Whether this planned run may start now; when admitted, its endpoint's running lock is held. */
-  admit(payload: PlannedRunPayload): Promise<Admission> {
-    return this.batches.submit(payload);
+  /** Whether the due job's planned run may start now; when admitted, its endpoint's running lock is held. */
+  admit(due: DueJobRef): Promise<Admission> {
+    return this.batches.submit(due);
   }
 
-  private async admitMany(payloads: PlannedRunPayload[]): Promise<Admission[]> {
+  private async admitMany(dues: DueJobRef[]): Promise<Admission[]> {
     const { db, redis, lock, runQuota, stash } = this.deps;
     const now = this.deps.now();
     const loaded = await loadExecutionTargets(
       db,
-      payloads.map((payload) => payload.endpointId),
+      dues.map((due) => due.endpointId),
     );
     const targets = await Promise.all(
-      payloads.map(async (payload) => {
-        const target = loaded.get(payload.endpointId) ?? null;
+      dues.map(async (due) => {
+        const target = loaded.get(due.endpointId) ?? null;
         // The due job is newer than the row: its recompute has not committed yet. Wait for it.
-        if (target && target.scheduleVersion < payload.scheduleVersion) {
-          return loadExecutionTarget(db, payload.endpointId, { waitForSchedule: true });
+        if (target && target.scheduleVersion < due.scheduleVersion) {
+          return loadExecutionTarget(db, due.endpointId, { waitForSchedule: true });
         }
         return target;
       }),
     );
-    const admissions: (Admission | null)[] = payloads.map((payload, index) => {
-      const reason = skipReason(targets[index]!, payload, now);
+    const admissions: (Admission | null)[] = dues.map((due, index) => {
+      const reason = skipReason(targets[index]!, due, now);
       return reason ? { kind: 'skipped', reason } : null;
     });
-    await this.releaseRecorded(payloads, admissions);
-    await this.refuseHeldElsewhere(payloads, admissions);
-    const candidates = payloads.flatMap((payload, index) =>
-      admissions[index] ? [] : [{ payload, index, target: targets[index]! }],
-    );
+    await this.releaseRecorded(targets, admissions);
+    await this.refuseHeldElsewhere(dues, targets, admissions);
+    const candidates = dues.flatMap((due, index) => {
+      const target = targets[index]!;
+      return admissions[index] ? [] : [{ planned: plannedRunOf(target)!, index, target }];
+    });
     if (candidates.length === 0) return admissions as Admission[];
 
     const pipeline = redis.pipeline();
-    for (const { payload, target } of candidates) {
+    for (const { planned, target } of candidates) {
       const keys = {
         quota: runQuota.key(target.accountId, now),
         lock: lock.key(target.id),
-        stash: stash.key(payload.runId),
+        stash: stash.key(planned.runId),
       };
       const args = {
         limit: runQuota.limit(target),
-        holder: lock.holder(payload.runId, payload.scheduleVersion),
+        holder: lock.holder(planned.runId, planned.scheduleVersion),
         // With the endpoint's opt-in retries the lease covers every attempt and wait.
         leaseMs: lock.leaseMs(executionBudgetMs(target)),
       };
@@ -143,14 +164,14 @@ export class Admissions {
     }
     const replies = (await pipeline.exec()) ?? [];
     await Promise.all(
-      candidates.map(async ({ payload, index, target }, position) => {
+      candidates.map(async ({ planned, index, target }, position) => {
         const [error, reply] = replies[position] ?? [new Error('no reply')];
         try {
           if (error) throw error;
-          admissions[index] = await this.settle(payload, target, reply, now);
+          admissions[index] = await this.settle(planned, target, reply, now);
         } catch (failure) {
           // Redis refused this item's keys (e.g. WRONGTYPE): its own fault, so the batch is split.
-          throw isReplyError(failure) ? new ItemFailure(`run ${payload.runId}: admission refused`, failure) : failure;
+          throw isReplyError(failure) ? new ItemFailure(`run ${planned.runId}: admission refused`, failure) : failure;
         }
       }),
     );
@@ -164,15 +185,15 @@ export class Admissions {
    * so this delivery frees the lock if its own due job still holds it (compare-and-delete). Rare:
    * only skipped due jobs, one write for the batch.
    */
-  private async releaseRecorded(payloads: PlannedRunPayload[], admissions: (Admission | null)[]): Promise<void> {
-    const recorded = payloads.filter((_, index) => {
+  private async releaseRecorded(targets: (ExecutionTarget | null)[], admissions: (Admission | null)[]): Promise<void> {
+    const recorded = targets.flatMap((target, index) => {
       const admission = admissions[index];
-      return admission?.kind === 'skipped' && admission.reason === 'recorded';
+      return admission?.kind === 'skipped' && admission.reason === 'recorded' ? [plannedRunOf(target!)!] : [];
     });
     if (recorded.length === 0) return;
     const pipeline = this.deps.redis.pipeline();
-    for (const payload of recorded) {
-      this.deps.lock.releaseIn(pipeline, payload.endpointId, payload.runId, payload.scheduleVersion);
+    for (const planned of recorded) {
+      this.deps.lock.releaseIn(pipeline, planned.endpointId, planned.runId, planned.scheduleVersion);
     }
     await pipeline.exec();
   }
@@ -186,12 +207,17 @@ export class Admissions {
    * due job, during a reshard only. Nothing can take the old lock after this read: the endpoint's
    * one planned run is this job (version check above); older due jobs there are skipped as stale.
    */
-  private async refuseHeldElsewhere(payloads: PlannedRunPayload[], admissions: (Admission | null)[]): Promise<void> {
+  private async refuseHeldElsewhere(
+    dues: DueJobRef[],
+    targets: (ExecutionTarget | null)[],
+    admissions: (Admission | null)[],
+  ): Promise<void> {
     await Promise.all(
-      payloads.map(async (payload, index) => {
-        const other = payload.lockShard === undefined ? undefined : this.deps.lockOnShard?.(payload.lockShard);
-        if (admissions[index] || !other) return;
-        if (await other.heldByAnother(payload.endpointId, payload.runId, payload.scheduleVersion)) {
+      dues.map(async (due, index) => {
+        const other = due.lockShard === undefined ? undefined : this.deps.lockOnShard?.(due.lockShard);
+        const planned = admissions[index] || !other ? null : plannedRunOf(targets[index]!);
+        if (!other || !planned) return;
+        if (await other.heldByAnother(planned.endpointId, planned.runId, planned.scheduleVersion)) {
           admissions[index] = { kind: 'skipped', reason: 'overlap' };
         }
       }),
@@ -199,14 +225,9 @@ export class Admissions {
   }
 
   /** One candidate's admission from its script reply. */
-  private async settle(
-    payload: PlannedRunPayload,
-    target: ExecutionTarget,
-    reply: unknown,
-    now: Date,
-  ): Promise<Admission> {
+  private async settle(planned: PlannedRun, target: ExecutionTarget, reply: unknown, now: Date): Promise<Admission> {
     const { db, lock, runQuota } = this.deps;
-    if (typeof reply === 'string') return { kind: 'replay', target, run: OutcomeStash.parse(reply) };
+    if (typeof reply === 'string') return { kind: 'replay', target, planned: planned, run: OutcomeStash.parse(reply) };
     let code = Number(reply);
     if (code === COUNTER_MISSING) {
       code =
@@ -215,17 +236,17 @@ export class Admissions {
           : Number(
               await lock.admit(
                 target.id,
-                payload.runId,
-                payload.scheduleVersion,
+                planned.runId,
+                planned.scheduleVersion,
                 lock.leaseMs(executionBudgetMs(target)),
               ),
             );
     }
     if (code === QUOTA_EXHAUSTED) {
-      await recordSkippedSlot(db, target.id, payload.scheduleVersion, new Date(payload.scheduledAt));
+      await recordSkippedSlot(db, target.id, planned.scheduleVersion, planned.scheduledAt);
       return { kind: 'skipped', reason: 'quota' };
     }
-    return code === 1 ? { kind: 'admitted', target } : { kind: 'skipped', reason: 'overlap' };
+    return code === 1 ? { kind: 'admitted', target, planned: planned } : { kind: 'skipped', reason: 'overlap' };
   }
 }
 

@@ -14,8 +14,8 @@
  */
 import { decryptSecret, type RunAttemptRecord } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { loadExecutionTarget, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
-import { currentTraceparent, type PlannedRunPayload, type TestRunPayload, type TestRunResult } from '@kairos/queue';
+import { loadExecutionTarget, type ExecutionTarget, type PlannedRun, type RunOutcome } from '@kairos/db/system';
+import { currentTraceparent, type DueJobRef, type TestRunPayload, type TestRunResult } from '@kairos/queue';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
@@ -44,34 +44,39 @@ export interface ExecuteDeps {
   now: () => Date;
 }
 
+/**
+ * Executes the planned run a due job names (admission reads it from the endpoint's row); `admitted`
+ * hears its run id once known (a shutdown that hands the job back logs it).
+ */
 export async function executePlannedRun(
   deps: ExecuteDeps,
-  payload: PlannedRunPayload,
+  due: DueJobRef,
   attempt: number,
+  admitted?: (planned: PlannedRun) => void,
 ): Promise<PlannedRunResult> {
-  const admission = await deps.admissions.admit(payload);
+  const admission = await deps.admissions.admit(due);
   if (admission.kind === 'skipped') return admission;
-  const { target } = admission;
+  const { target, planned } = admission;
+  admitted?.(planned);
   let run: RunOutcome;
   if (admission.kind === 'replay') {
     run = admission.run;
   } else {
     try {
-      const scheduledAt = new Date(payload.scheduledAt);
-      const identity = { id: payload.runId, scheduledAt, source: payload.source };
-      const called = await deps.retries.call(target, identity, () =>
-        callEndpoint(deps, target, payload.runId, scheduledAt),
+      const { runId, scheduledAt, source } = planned;
+      const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
+        callEndpoint(deps, target, runId, scheduledAt),
       );
-      run = toRun(target, payload.runId, payload.source, scheduledAt, called.outcome, attempt, called.attempts);
+      run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
     } catch (error) {
-      await deps.recorder.abandon(target.id, payload.runId, payload.scheduleVersion);
+      await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
       throw error;
     }
   }
   // The recorder frees the lock once the run is committed (and on failure).
   const recorded = await deps.recorder.record({
     run,
-    scheduleVersion: payload.scheduleVersion,
+    scheduleVersion: planned.scheduleVersion,
     aiSchedulingEnabled: target.aiSchedulingEnabled,
     isReplay: admission.kind === 'replay',
     traceparent: currentTraceparent(),

@@ -7,10 +7,10 @@
  * Naming: the product's Job (a container of endpoints; `job-not-active`) and BullMQ's jobs meet
  * here, so a BullMQ job object is always `bullJob` (type `BullJob`), never `job`. Each recorded
  * scheduled run is announced on `run-completed` (and on `run-completed-planner` when the account
- * has AI scheduling on) by the RunRecorder, in batches.
+ * has AI scheduling on and a planner with a model runs) by the RunRecorder, in batches.
  */
 import { type Database } from '@kairos/db';
-import { markScheduleDirty } from '@kairos/db/system';
+import { markScheduleDirty, type PlannedRun } from '@kairos/db/system';
 import {
   QUEUES,
   SINGLE_SHARD,
@@ -18,12 +18,15 @@ import {
   previousShardOf,
   shardOf,
   shardPrefix,
+  PlannerPresence,
   createNotificationQueue,
   createScheduleChangeNotifier,
-  plannedRunPayload,
+  dueJobData,
+  parseDueJobId,
   processJobSpan,
   testRunPayload,
-  type PlannedRunPayload,
+  type DueJobData,
+  type DueJobRef,
   type QueueShards,
   type RedisConnection,
   type RunCompletedPayload,
@@ -32,7 +35,7 @@ import {
   type TestRunResult,
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
-import { Queue, Worker, type Job as BullJob } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
@@ -63,6 +66,32 @@ import { RunningLock } from './running-lock.js';
  */
 const DELIVERY_LOCK = { lockDuration: 15_000, stalledInterval: 10_000 };
 
+/**
+ * What becomes of a due job once processed, set here on the worker rather than in each job's options:
+ * BullMQ stores a job's options in its hash, one per endpoint, and these took 112 of its bytes and
+ * made it a hashtable (services/scheduler/src/due-queue.ts). Executions leave nothing behind (the run
+ * is in PostgreSQL): a completed due job is removed, and so is one whose delivery failed
+ * `deliveries` times (the executor itself broke, e.g. PostgreSQL down), so the reconcile sweep (every
+ * 15 s) re-adds it under the same run id instead of the endpoint stopping; a call that completed
+ * before is then recorded from its stashed outcome, not repeated. Between deliveries the job waits
+ * 1, 2, 4, 8 s (≈15 s in all, one reconcile interval), as BullMQ's `attempts: 5` with exponential
+ * backoff from 1 s did when these were job options.
+ */
+const DUE_DELIVERY = {
+  // Keep none (a worker takes KeepJobs, not `true`).
+  removeOnComplete: { count: 0 },
+  removeOnFail: { count: 0 },
+  deliveries: 5,
+  firstBackoffMs: 1000,
+} as const;
+
+/** A BullMQ job this process is running, with its lock token and, once admitted, its run id. */
+interface InFlight {
+  bullJob: BullJob;
+  token: string | undefined;
+  runId?: string;
+}
+
 export interface ExecutorOptions {
   db: Database;
   connect: () => RedisConnection;
@@ -85,7 +114,7 @@ export class Executor {
   private readonly connections: RedisConnection[] = [];
   private readonly workers: Worker[] = [];
   /** BullMQ jobs being processed by this process, with their lock tokens (handed back at a shutdown deadline). */
-  private readonly inFlight = new Map<string, { bullJob: BullJob; token: string | undefined }>();
+  private readonly inFlight = new Map<string, InFlight>();
   private readonly http: HttpExecutor;
   /** run-completed and run-completed-planner of every shard (sharded queues, closed on close). */
   private readonly producedQueues: Queue<RunCompletedPayload>[] = [];
@@ -141,6 +170,8 @@ export class Executor {
     // also checks its predecessor's lock on the shard it names (lockShard).
     const shards = allShards(this.layout);
     const locks = shards.map((shard) => new RunningLock(producer, shardPrefix(options.prefix, shard)));
+    // One installation's planners, whatever the shards: read once per executor (planner-presence.ts).
+    const plannerPresence = new PlannerPresence(producer, options.prefix);
     this.shardDeps = shards.map((shard) => {
       const prefix = shardPrefix(options.prefix, shard);
       const queueOptions = {
@@ -175,6 +206,7 @@ export class Executor {
           stash,
           runCompleted,
           runCompletedForPlanner,
+          plannerPresence,
           notificationEvents,
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
@@ -191,9 +223,14 @@ export class Executor {
     return connection;
   }
 
-  /** Processes one planned run delivered by its due job from queue shard `shard` (exported for tests through the worker). */
-  async processDue(payload: PlannedRunPayload, attempt: number, shard = 0): Promise<PlannedRunResult> {
-    const result = await executePlannedRun(this.shardDeps[shard]!, payload, attempt);
+  /** Processes the planned run a due job names, delivered from queue shard `shard` (exported for tests through the worker). */
+  async processDue(
+    due: DueJobRef,
+    attempt: number,
+    admitted?: (planned: PlannedRun) => void,
+    shard = 0,
+  ): Promise<PlannedRunResult> {
+    const result = await executePlannedRun(this.shardDeps[shard]!, due, attempt, admitted);
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
       // (run-completed and run-completed-planner were emitted by the recorder.)
@@ -204,13 +241,13 @@ export class Executor {
         // The state that stopped this run also decides the next one (recorded: the slot has its
         // run, so the next is due): have the scheduler recompute. Marked dirty before it is
         // published (packages/queue/src/schedule-notifier.ts), as the api does.
-        await this.scheduleChanges.notify([payload.endpointId], `skipped-${result.reason}`);
+        await this.scheduleChanges.notify([due.endpointId], `skipped-${result.reason}`);
       }
     }
     this.options.logger.debug('due job processed', {
-      runId: payload.runId,
-      endpointId: payload.endpointId,
-      scheduleVersion: payload.scheduleVersion,
+      ...(result.kind === 'recorded' ? { runId: result.run.id } : {}),
+      endpointId: due.endpointId,
+      scheduleVersion: due.scheduleVersion,
       result: result.kind === 'recorded' ? result.run.status : `skipped:${result.reason}`,
     });
     return result;
@@ -220,22 +257,27 @@ export class Executor {
    * During a reshard, a due job found on one of its endpoint's two shards (old, new) also checks the
    * running lock on the other, whoever queued it: the scheduler stamps `lockShard` on the new shard's
    * jobs, and this covers a job queued on the old shard (an old-layout scheduler still running) while
-   * an execution holds the new shard's lock. Outside a reshard the payload is left as it is.
+   * an execution holds the new shard's lock. Outside a reshard the due job is left as it is.
    */
-  private withLockShard(payload: PlannedRunPayload, shard: number): PlannedRunPayload {
-    if (payload.lockShard !== undefined) return payload;
-    const current = shardOf(payload.endpointId, this.layout.count);
-    const other = shard === current ? previousShardOf(payload.endpointId, this.layout) : current;
-    return other === undefined || other === shard ? payload : { ...payload, lockShard: other };
+  private withLockShard(due: DueJobRef, shard: number): DueJobRef {
+    if (due.lockShard !== undefined) return due;
+    const current = shardOf(due.endpointId, this.layout.count);
+    const other = shard === current ? previousShardOf(due.endpointId, this.layout) : current;
+    return other === undefined || other === shard ? due : { ...due, lockShard: other };
   }
 
   /** Runs one BullMQ job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
-  private async track<T>(bullJob: BullJob, token: string | undefined, work: () => Promise<T>): Promise<T> {
+  private async track<T>(
+    bullJob: BullJob,
+    token: string | undefined,
+    work: (entry: InFlight) => Promise<T>,
+  ): Promise<T> {
     const key = `${bullJob.queueName}/${bullJob.id}`;
-    this.inFlight.set(key, { bullJob, token });
+    const entry: InFlight = { bullJob, token };
+    this.inFlight.set(key, entry);
     metrics.executorConcurrencyInUse.inc();
     try {
-      return await work();
+      return await work(entry);
     } finally {
       metrics.executorConcurrencyInUse.dec();
       this.inFlight.delete(key);
@@ -252,13 +294,21 @@ export class Executor {
     this.workers.push(
       ...consumed.map(
         (shard) =>
-          new Worker<PlannedRunPayload, unknown>(
+          new Worker<DueJobData, unknown>(
             QUEUES.due,
-            (bullJob: BullJob<PlannedRunPayload>, token?: string) =>
-              this.track(bullJob, token, () =>
+            (bullJob: BullJob<DueJobData>, token?: string) =>
+              this.track(bullJob, token, (entry) =>
                 processJobSpan(QUEUES.due, bullJob, async (span) => {
-                  const payload = this.withLockShard(plannedRunPayload.parse(bullJob.data), shard);
-                  const result = await this.processDue(payload, bullJob.attemptsMade + 1, shard);
+                  const ref = parseDueJobId(bullJob.id);
+                  if (!ref) throw new UnrecoverableError(`not a due job id: ${bullJob.id}`);
+                  const data = dueJobData.parse(bullJob.data);
+                  const due = this.withLockShard({ ...ref, lockShard: data.lockShard }, shard);
+                  // The delivery's number: BullMQ counts every start, a redelivery after a stall too.
+                  const attempt = Math.max(1, bullJob.attemptsStarted - bullJob.stalledCounter);
+                  const admitted = (planned: PlannedRun) => (entry.runId = planned.runId);
+                  const result = await this.processDue(due, attempt, admitted, shard).catch((error: unknown) =>
+                    this.redeliver(bullJob, token, attempt, error),
+                  );
                   span.setAttribute(
                     'kairos.run.outcome',
                     result.kind === 'recorded' ? result.run.status : result.reason,
@@ -266,7 +316,14 @@ export class Executor {
                   return result.kind === 'recorded' ? { status: result.run.status } : { skipped: result.reason };
                 }),
               ),
-            { connection: this.connect(), prefix: shardPrefix(prefix, shard), concurrency: perShard, ...DELIVERY_LOCK },
+            {
+              connection: this.connect(),
+              prefix: shardPrefix(prefix, shard),
+              concurrency: perShard,
+              ...DELIVERY_LOCK,
+              removeOnComplete: DUE_DELIVERY.removeOnComplete,
+              removeOnFail: DUE_DELIVERY.removeOnFail,
+            },
           ),
       ),
       new Worker<TestRunPayload, TestRunResult>(
@@ -300,6 +357,28 @@ export class Executor {
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     await this.notificationWorker.start();
+  }
+
+  /**
+   * A delivery that failed (DUE_DELIVERY): the due job waits for the next one (BullMQ's documented
+   * manual delay: moveToDelayed, then DelayedError), or after the last one fails and is removed.
+   */
+  private async redeliver(
+    bullJob: BullJob,
+    token: string | undefined,
+    attempt: number,
+    error: unknown,
+  ): Promise<never> {
+    if (attempt >= DUE_DELIVERY.deliveries || error instanceof DelayedError) throw error;
+    const waitMs = DUE_DELIVERY.firstBackoffMs * 2 ** (attempt - 1);
+    this.options.logger.warn('due job delivery failed; delivered again', {
+      jobId: bullJob.id,
+      attempt,
+      waitMs,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    await bullJob.moveToDelayed(Date.now() + waitMs, token);
+    throw new DelayedError();
   }
 
   /** Executions in flight in this process now. */
@@ -343,8 +422,13 @@ export class Executor {
     const pending = [...this.inFlight.values()];
     const results = await Promise.allSettled(pending.map(({ bullJob, token }) => bullJob.moveToWait(token)));
     results.forEach((result, index) => {
-      const bullJob = pending[index]!.bullJob;
-      const meta = { queue: bullJob.queueName, jobId: bullJob.id, runId: (bullJob.data as { runId?: string }).runId };
+      const { bullJob, runId } = pending[index]!;
+      // A due job names its run only once admitted (the run id is read from the row); a test run carries it.
+      const meta = {
+        queue: bullJob.queueName,
+        jobId: bullJob.id,
+        runId: runId ?? (bullJob.data as { runId?: string }).runId,
+      };
       if (result.status === 'fulfilled') this.options.logger.warn('shutdown deadline: execution handed back', meta);
       else this.options.logger.error('shutdown deadline: hand-back failed', { ...meta, error: String(result.reason) });
     });

@@ -2,7 +2,8 @@
  * The end of every scheduled execution, in batches (a GroupCommit): the runs and their endpoints'
  * new state in one SQL statement, then one Redis write that frees the executions' running locks
  * (running-lock.ts) and counts the new runs against the monthly quota (run-quota.ts), then one bulk
- * add to `run-completed` (and one to `run-completed-planner` for accounts with AI scheduling on).
+ * add to `run-completed` (and one to `run-completed-planner` for accounts with AI scheduling on, while a
+ * planner with a model runs).
  * Test now runs are recorded here too (`recordTest`: no lock, no scheduling state, counted). Per execution that was four to five round
  * trips; under load it is a fraction of one (bench/results.md).
  *
@@ -20,7 +21,7 @@
 import { toStorableText } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
-import { traceContextOf, type RunCompletedPayload } from '@kairos/queue';
+import { traceContextOf, type PlannerPresence, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '@kairos/queue';
@@ -48,6 +49,8 @@ export interface RunRecorderDeps {
   stash: OutcomeStash;
   runCompleted: Queue<RunCompletedPayload>;
   runCompletedForPlanner: Queue<RunCompletedPayload>;
+  /** Whether a planner that can analyse is running (packages/queue/src/planner-presence.ts). */
+  plannerPresence: PlannerPresence;
   /** Failing / recovered / auto-paused state changes and their notifications (issue #16); never rejects. */
   notificationEvents?: NotificationEvents;
 }
@@ -143,8 +146,11 @@ export class RunRecorder {
         ...traceContextOf(traceparent),
       } satisfies RunCompletedPayload,
     }));
-    // The planner hears only of accounts with AI scheduling on (it re-checks the setting itself).
-    const forPlanner = events.filter((_, index) => items[index]!.aiSchedulingEnabled);
+    // The planner hears only of accounts with AI scheduling on (it re-checks the setting itself),
+    // and only while a planner that can analyse runs (no model: ≈30 Redis commands per run for nothing).
+    const forPlanner = (await this.deps.plannerPresence.isPresent())
+      ? events.filter((_, index) => items[index]!.aiSchedulingEnabled)
+      : [];
     await Promise.all([
       pipeline.exec(),
       this.deps.runCompleted.addBulk(events),

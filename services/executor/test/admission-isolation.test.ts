@@ -5,7 +5,7 @@
  * job (what splitting a batch does) admits it again.
  */
 import { newId } from '@kairos/core';
-import type { PlannedRunPayload } from '@kairos/queue';
+import type { DueJobRef } from '@kairos/queue';
 import { ItemFailure } from '@kairos/runtime';
 import { Admissions } from '../src/admission.js';
 import { OutcomeStash } from '../src/outcome-stash.js';
@@ -32,11 +32,11 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 /** Due jobs for fresh endpoints of a fresh account (their rows' current version). */
-async function dueJobs(count: number): Promise<PlannedRunPayload[]> {
+async function dueJobs(count: number): Promise<DueJobRef[]> {
   const account = await harness.createAccount();
   const api = harness.client(account.apiKey);
   const job = (await api.post('/api/jobs', { name: 'admission' })).body;
-  const payloads: PlannedRunPayload[] = [];
+  const payloads: DueJobRef[] = [];
   for (let i = 0; i < count; i += 1) {
     const endpoint = (
       await api.post(`/api/jobs/${job.id}/endpoints`, {
@@ -46,15 +46,17 @@ async function dueJobs(count: number): Promise<PlannedRunPayload[]> {
         baselineIntervalMs: 3_600_000,
       })
     ).body;
-    const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
-    payloads.push({
-      endpointId: row.id,
-      accountId: account.accountId,
-      scheduleVersion: row.scheduleVersion,
-      runId: newId(),
-      scheduledAt: new Date().toISOString(),
-      source: 'baseline-interval',
+    // Its planned run, as a recompute stores it (no scheduler runs here); the due job names its version.
+    const row = await harness.db.prisma.endpoint.update({
+      where: { id: endpoint.id },
+      data: {
+        nextRunId: newId(),
+        nextRunAt: new Date(),
+        nextRunSource: 'baseline-interval',
+        scheduleVersion: { increment: 1 },
+      },
     });
+    payloads.push({ endpointId: row.id, scheduleVersion: row.scheduleVersion });
   }
   return payloads;
 }

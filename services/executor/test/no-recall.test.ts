@@ -69,7 +69,7 @@ it('a BullMQ retry records the stashed outcome instead of calling the endpoint a
   const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
   // The second delivery (1 s backoff) replays the stash and fails again: still one call.
   await waitFor(
-    async () => ((await due.getJob(dueJobId(endpointId, row.scheduleVersion)))?.attemptsMade ?? 0) >= 2,
+    async () => ((await due.getJob(dueJobId(endpointId, row.scheduleVersion)))?.attemptsStarted ?? 0) >= 2,
     5000,
     'a retry',
   );

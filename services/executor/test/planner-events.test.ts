@@ -1,9 +1,10 @@
 /**
  * Which recorded runs are announced to the planner: every scheduled run of an account with AI
- * scheduling on, none of an account with it off (run-completed is emitted for both). No planner
- * consumes here, so the run-completed-planner jobs stay in their queue to be counted.
+ * scheduling on, none of an account with it off (run-completed is emitted for both), and none at
+ * all while no planner with a model announces itself (planner-presence.ts). No planner consumes
+ * here (the test announces one), so the run-completed-planner jobs stay in their queue to be counted.
  */
-import { QUEUES, type RunCompletedPayload } from '@kairos/queue';
+import { PLANNER_PRESENCE, QUEUES, plannerPresenceKey, type RunCompletedPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
@@ -16,6 +17,8 @@ let runCompletedForPlanner: Queue<RunCompletedPayload>;
 
 beforeAll(async () => {
   harness = await createApiHarness();
+  // A planner with a model, as announcePlanner keeps it (the executor reads it on its first record).
+  await harness.redis.set(plannerPresenceKey(harness.queuePrefix), '1', 'PX', 600_000);
   engine = await startEngine(harness);
   target = await startTestServer((_req, res) => res.end('ok'));
   runCompletedForPlanner = new Queue(QUEUES.runCompletedForPlanner, {
@@ -69,4 +72,15 @@ it('announces runs to the planner only for accounts with AI scheduling on', asyn
   expect(jobs.filter((job) => job.data.endpointId === withoutAi)).toHaveLength(0);
   // run-completed still drives the scheduler for both: each keeps running on its interval.
   expect(await recorded(withoutAi)).toBeGreaterThanOrEqual(2);
+});
+
+it('announces nothing while no planner with a model runs (no model: the hop would cost for nothing)', async () => {
+  await harness.redis.del(plannerPresenceKey(harness.queuePrefix));
+  // The executor re-reads the presence every readEveryMs: runs recorded after that are not announced.
+  await new Promise((resolve) => setTimeout(resolve, PLANNER_PRESENCE.readEveryMs + 500));
+  const withAi = await endpointOf(true);
+  const recorded = () => harness.db.prisma.run.count({ where: { endpointId: withAi } });
+  await waitFor(async () => (await recorded()) >= 3, 10_000, 'three runs');
+  const jobs = await runCompletedForPlanner.getJobs(['waiting', 'delayed', 'prioritized', 'active', 'completed']);
+  expect(jobs.filter((job) => job.data.endpointId === withAi)).toHaveLength(0);
 });

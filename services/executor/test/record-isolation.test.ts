@@ -5,7 +5,7 @@
  */
 import { newId } from '@kairos/core';
 import type { RunOutcome } from '@kairos/db/system';
-import { QUEUES, type RunCompletedPayload } from '@kairos/queue';
+import { PlannerPresence, QUEUES, type RunCompletedPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { OutcomeStash } from '../src/outcome-stash.js';
 import { RunQuota } from '../src/run-quota.js';
@@ -33,6 +33,7 @@ beforeAll(async () => {
     stash: new OutcomeStash(harness.queuePrefix),
     runCompleted,
     runCompletedForPlanner,
+    plannerPresence: new PlannerPresence(harness.redis, harness.queuePrefix),
   });
 });
 afterAll(async () => {

@@ -116,13 +116,13 @@ async function startScenario(endpoints: number, targetDelayMs: number): Promise<
   const dueQueue = engine.scheduler.dueQueue;
   const add = dueQueue.add.bind(dueQueue);
   const addMany = dueQueue.addMany.bind(dueQueue);
-  dueQueue.add = (planned, now) => {
+  dueQueue.add = (planned) => {
     plans.push(planned);
-    return add(planned, now);
+    return add(planned);
   };
-  dueQueue.addMany = (planned, now) => {
+  dueQueue.addMany = (planned) => {
     plans.push(...planned);
-    return addMany(planned, now);
+    return addMany(planned);
   };
   const target = await startTestServer((_req, res) => {
     setTimeout(() => {

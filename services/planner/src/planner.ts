@@ -2,7 +2,8 @@
  * The planner: consumes `run-completed-planner` (one event per recorded scheduled run) and decides, per
  * event, whether the endpoint is analysed now. The decision and its guards:
  *
- *   event → ignore if: test run, no API key (degraded: drained, nothing recorded), endpoint
+ *   event → ignore if: test run, no API key (degraded: drained, nothing recorded; executors send
+ *           none while no planner with a model announces itself, planner-presence.ts), endpoint
  *           archived / job not active, account's AI scheduling disabled
  *         → gate (core decideAnalysis): first analysis, nextAnalysisAt passed, or a change
  *           (first run, status flip, failures rose a backoff step), never while one is in
@@ -46,6 +47,7 @@ import {
   SINGLE_SHARD,
   allShards,
   shardPrefix,
+  announcePlanner,
   createScheduleChangeNotifier,
   createNotificationQueue,
   processJobSpan,
@@ -115,6 +117,8 @@ export class Planner {
   private readonly now: () => Date;
   /** One worker per queue shard of run-completed-planner (packages/queue/src/shards.ts). */
   private workers: Worker[] = [];
+  /** With a model: the presence that has executors announce runs (packages/queue/src/planner-presence.ts). */
+  private presence: { stop: () => void } | null = null;
   private closed = false;
 
   constructor(private readonly options: PlannerOptions) {
@@ -176,11 +180,18 @@ export class Planner {
       return worker;
     });
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    // Without a model executors announce nothing (each event would cost a hop for nothing).
+    if (this.client) {
+      this.presence = announcePlanner(this.connections[0]!, prefix, (error) =>
+        logger.warn('planner presence not renewed', { error: error.message }),
+      );
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.presence?.stop();
     // Waits for analyses in flight (each bounded by PLANNER_TIMEOUT_MS) so their sessions are recorded.
     await Promise.all(this.workers.map((worker) => worker.close()));
     await this.notifier.close();

@@ -1,7 +1,8 @@
 /**
- * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint,
- * carrying its planned run, id `<endpointId>.<version>`, on the endpoint's queue shard
- * (packages/queue/src/shards.ts; one queue when KAIROS_QUEUE_SHARDS is 1).
+ * The `due` queue as the scheduler sees it: one delayed BullMQ job (the due job) per endpoint, id
+ * `<endpointId>.<version>` (short form: dueJobId), due at its planned run's time, on the endpoint's
+ * queue shard (packages/queue/src/shards.ts; one queue when KAIROS_QUEUE_SHARDS is 1). It names the
+ * planned run and carries no copy of it (packages/queue/src/payloads.ts): the executor reads it from the row.
  */
 import type { PlannedRun } from '@kairos/db/system';
 import {
@@ -13,7 +14,8 @@ import {
   shardOf,
   shardPrefix,
   traceContextOf,
-  type PlannedRunPayload,
+  type DueJobData,
+  type DueJobRef,
   type QueueShards,
   type RedisConnection,
 } from '@kairos/queue';
@@ -22,12 +24,9 @@ import { Queue } from 'bullmq';
 /** A planned run with the recompute's trace context (tracing on only): the execution's span is its child. */
 export type TracedPlannedRun = PlannedRun & { traceparent?: string | undefined };
 
-/** A due job as the reconcile sweep names it. */
-type DueJobRef = Pick<PlannedRun, 'endpointId' | 'scheduleVersion'>;
-
 export class DueQueue {
   /** One queue per shard, by shard number (current and, during a reshard, previous shards). */
-  readonly shards: Queue<PlannedRunPayload>[];
+  readonly shards: Queue<DueJobData>[];
 
   constructor(
     private readonly connection: RedisConnection,
@@ -38,30 +37,21 @@ export class DueQueue {
   }
 
   /** Shard 0's queue: the only one at KAIROS_QUEUE_SHARDS=1. */
-  get queue(): Queue<PlannedRunPayload> {
+  get queue(): Queue<DueJobData> {
     return this.shards[0]!;
   }
 
   /** The queue an endpoint's new due jobs go to. */
-  queueOf(endpointId: string): Queue<PlannedRunPayload> {
+  queueOf(endpointId: string): Queue<DueJobData> {
     return this.shards[shardOf(endpointId, this.layout.count)]!;
   }
 
-  private openShard(connection: RedisConnection, prefix: string): Queue<PlannedRunPayload> {
-    return new Queue<PlannedRunPayload>(QUEUES.due, {
-      connection,
-      prefix,
-      // Executions leave nothing behind: the run is in PostgreSQL. A delivery that failed five times
-      // (≈15 s of backoff: the executor itself broke, e.g. PostgreSQL down) is removed too, so the
-      // reconcile sweep (every 15 s) re-adds it under the same run id instead of the endpoint
-      // stopping; a call that completed before is then recorded from its stashed outcome, not repeated.
-      defaultJobOptions: {
-        removeOnComplete: true,
-        removeOnFail: true,
-        attempts: 5,
-        backoff: { type: 'exponential', delay: 1000 },
-      },
-    });
+  private openShard(connection: RedisConnection, prefix: string): Queue<DueJobData> {
+    // No default job options: every option is stored in each job's `opts` JSON (one per endpoint),
+    // and removeOnComplete / removeOnFail / attempts / backoff took 112 of its bytes and made the
+    // job's hash a hashtable (bench/results.md). The executor's worker sets removal and redelivery
+    // (services/executor/src/executor.ts, DUE_DELIVERY).
+    return new Queue<DueJobData>(QUEUES.due, { connection, prefix });
   }
 
   /**
@@ -77,22 +67,24 @@ export class DueQueue {
     ]).catch(() => undefined);
   }
 
-  async add(planned: TracedPlannedRun, now: Date): Promise<void> {
-    await this.addOnShards([planned], now);
+  async add(planned: TracedPlannedRun): Promise<void> {
+    await this.addOnShards([planned]);
   }
 
-  async addMany(planned: TracedPlannedRun[], now: Date): Promise<void> {
-    await this.addOnShards(planned, now);
+  async addMany(planned: TracedPlannedRun[]): Promise<void> {
+    await this.addOnShards(planned);
   }
 
   /** One bulk add per shard the runs' endpoints belong to. */
-  private async addOnShards(planned: TracedPlannedRun[], now: Date): Promise<void> {
+  private async addOnShards(planned: TracedPlannedRun[]): Promise<void> {
+    if (planned.length === 0) return;
+    const now = Date.now();
     await Promise.all(
       [...groupBy(planned, (run) => this.queueOf(run.endpointId))].map(([queue, runs]) =>
         queue.addBulk(
           runs.map((run) => ({
             name: 'run',
-            data: { ...payloadOf(run), ...lockShardOf(run.endpointId, this.layout) },
+            data: { ...traceContextOf(run.traceparent), ...lockShardOf(run.endpointId, this.layout) },
             opts: dueJobOptions(run, now),
           })),
         ),
@@ -165,22 +157,16 @@ function lockShardOf(endpointId: string, layout: QueueShards): { lockShard?: num
 }
 
 /**
- * BullMQ makes a delayed job due at `timestamp + delay`, and `timestamp` defaults to the moment the
- * job object is built — after the recompute's transaction, so every run would start that much late
- * (≈20 ms under load, bench/results.md). Both are given from the same `now`: due exactly at scheduledAt.
+ * BullMQ makes a delayed job due at `timestamp + delay`, `timestamp` being the moment the job object
+ * is built (inside addBulk, right after `now` is read: a bulk of 2,000 is built in a few ms, later
+ * jobs at most that late, never early). The delay is counted from `now`, read just before addBulk,
+ * not from the recompute's clock: that one is read before the transaction (≈20 ms earlier under
+ * load, bench/results.md). Passing `timestamp` instead would store 27 more bytes in `opts` and push it
+ * past the 64 bytes that keep the job's hash compact (dueJobId). `attempts: undefined` keeps BullMQ's
+ * `"attempts":0` (14 bytes) out of `opts`: read back, a job's attempts default to 0 all the same.
  */
-const dueJobOptions = (planned: PlannedRun, now: Date) => ({
+const dueJobOptions = (planned: PlannedRun, now: number) => ({
   jobId: dueJobId(planned.endpointId, planned.scheduleVersion),
-  timestamp: now.getTime(),
-  delay: Math.max(0, planned.scheduledAt.getTime() - now.getTime()),
-});
-
-const payloadOf = (planned: TracedPlannedRun): PlannedRunPayload => ({
-  endpointId: planned.endpointId,
-  accountId: planned.accountId,
-  scheduleVersion: planned.scheduleVersion,
-  runId: planned.runId,
-  scheduledAt: planned.scheduledAt.toISOString(),
-  source: planned.source,
-  ...traceContextOf(planned.traceparent),
+  delay: Math.max(0, planned.scheduledAt.getTime() - now),
+  attempts: undefined,
 });

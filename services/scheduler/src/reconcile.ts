@@ -10,7 +10,8 @@
  *  3. during a reshard (KAIROS_QUEUE_SHARDS_PREVIOUS set), moves each due job still waiting on the
  *     endpoint's previous shard to its new one: removed there only if not executing, then re-added
  *     like a missing one (due-queue.ts takeFromPreviousShards); one executing is left to finish.
- * Pages of 2,000 endpoints: one EXISTS pipeline per shard and, for the missing ones, one locked re-add.
+ * Pages of 2,000 endpoints in id order (an index range scan each), a few repaired at once: one EXISTS
+ * pipeline per shard and, for the missing ones, one locked re-add.
  * A row that fails alone is skipped (sweep-chunk.ts) and the sweep repairs everyone else.
  */
 import type { Database } from '@kairos/db';
@@ -18,6 +19,7 @@ import {
   listEndpointsNeedingRecompute,
   listPlannedRuns,
   listRecordedRunIds,
+  type PlannedRunsPage,
   withAdvisoryLock,
   withLockedPlannedRuns,
   type PlannedRun,
@@ -29,6 +31,12 @@ import { PeriodicTask } from './periodic.js';
 import { sweepChunk } from './sweep-chunk.js';
 
 const PAGE_SIZE = 2000;
+/**
+ * Pages repaired at once: three, so PostgreSQL (the locked re-read), Redis (EXISTS, the bulk add) and
+ * this process (building 2,000 BullMQ jobs) each have a page to work on. Not tuned on a quiet machine:
+ * bench/results.md ("1,000,000 registered endpoints") has the loaded-machine figures.
+ */
+const PAGES_IN_FLIGHT = 3;
 const RECOMPUTE_CHUNK = 200;
 /** Arbitrary constant naming the reconcile leadership lock. */
 const RECONCILE_LOCK_KEY = 0x6b616972; // 'kair'
@@ -81,7 +89,7 @@ export class Reconciler {
 
   /** One full sweep (see the file's doc block). */
   async sweep(): Promise<ReconcileReport> {
-    const { db, dueQueue, logger } = this.options;
+    const { db, logger } = this.options;
     const startedAt = Date.now();
     const skippedIds: string[] = [];
     let recomputed = 0;
@@ -99,36 +107,35 @@ export class Reconciler {
 
     let checked = 0;
     let restored = 0;
+    // Pages are read one after the other (keyset paging) and repaired PAGES_IN_FLIGHT at a time, so
+    // PostgreSQL reads the next pages while Redis checks and re-adds the previous ones.
+    const repairs: Promise<void>[] = [];
+    const inFlight = new Set<Promise<void>>();
     let moved = 0;
     let afterId: string | null = null;
-    for (;;) {
-      const page = await listPlannedRuns(db, afterId, PAGE_SIZE);
-      if (page.length === 0) break;
-      afterId = page[page.length - 1]!.endpointId;
-      checked += page.length;
-      const present = await dueQueue.existing(page);
-      const absent = page.filter((run) => !present.has(dueJobId(run.endpointId, run.scheduleVersion)));
-      // A reshard: the job may wait on the previous shard (taken from there to be re-added below) or
-      // execute there (held: left alone, never added twice).
-      const taken = await dueQueue.takeFromPreviousShards(absent);
-      moved += taken.moved.size;
-      const missing = absent.filter((run) => !taken.held.has(dueJobId(run.endpointId, run.scheduleVersion)));
-      // A missing due job whose run is already recorded ran: its recompute was lost. Re-adding it would
-      // call the endpoint again for a slot that has its run; recomputing plans the next one.
-      const ran = await listRecordedRunIds(
-        db,
-        missing.map((run) => run.runId),
-      );
-      recomputed += await this.recompute(
-        missing.filter((run) => ran.has(run.runId)).map((run) => run.endpointId),
-        skippedIds,
-      );
-      restored += await this.restore(
-        missing.filter((run) => !ran.has(run.runId)),
-        skippedIds,
-      );
-      if (page.length < PAGE_SIZE) break;
+    try {
+      do {
+        const page: PlannedRunsPage = await listPlannedRuns(db, afterId, PAGE_SIZE);
+        afterId = page.nextAfterId;
+        checked += page.planned.length;
+        const repair = this.repairPage(page.planned, skippedIds).then((counts) => {
+          restored += counts.restored;
+          recomputed += counts.recomputed;
+          moved += counts.moved;
+        });
+        repairs.push(repair);
+        inFlight.add(repair);
+        repair.then(
+          () => inFlight.delete(repair),
+          () => inFlight.delete(repair),
+        );
+        if (inFlight.size >= PAGES_IN_FLIGHT) await Promise.race(inFlight);
+      } while (afterId !== null);
+    } finally {
+      // A sweep that fails (an outage) still waits for its pages in flight before it ends.
+      await Promise.allSettled(repairs);
     }
+    await Promise.all(repairs);
     const report = {
       checked,
       restored,
@@ -141,6 +148,41 @@ export class Reconciler {
     metrics.reconcileRepairs.inc({ kind: 'recomputed' }, recomputed);
     if (restored > 0 || recomputed > 0 || skippedIds.length > 0) logger.info('reconcile repaired the schedule', report);
     return report;
+  }
+
+  /**
+   * One page's planned runs: re-adds those whose due job is missing, or recomputes those whose run
+   * is already recorded (re-adding would call the endpoint again for a slot that has its run: only
+   * its recompute was lost).
+   */
+  private async repairPage(
+    page: PlannedRun[],
+    skippedIds: string[],
+  ): Promise<{ restored: number; recomputed: number; moved: number }> {
+    const { dueQueue, db } = this.options;
+    if (page.length === 0) return { restored: 0, recomputed: 0, moved: 0 };
+    const present = await dueQueue.existing(page);
+    const absent = page.filter((run) => !present.has(dueJobId(run.endpointId, run.scheduleVersion)));
+    if (absent.length === 0) return { restored: 0, recomputed: 0, moved: 0 };
+    // A reshard: the job may wait on the previous shard (taken from there to be re-added below) or
+    // execute there (held: left alone, never added twice).
+    const taken = await dueQueue.takeFromPreviousShards(absent);
+    const missing = absent.filter((run) => !taken.held.has(dueJobId(run.endpointId, run.scheduleVersion)));
+    const ran = await listRecordedRunIds(
+      db,
+      missing.map((run) => run.runId),
+    );
+    return {
+      moved: taken.moved.size,
+      recomputed: await this.recompute(
+        missing.filter((run) => ran.has(run.runId)).map((run) => run.endpointId),
+        skippedIds,
+      ),
+      restored: await this.restore(
+        missing.filter((run) => !ran.has(run.runId)),
+        skippedIds,
+      ),
+    };
   }
 
   /**
@@ -165,13 +207,13 @@ export class Reconciler {
   /** Re-adds missing due jobs under their rows' locks and run ids; returns the due jobs re-added. */
   private async restore(planned: PlannedRun[], skippedIds: string[]): Promise<number> {
     if (planned.length === 0) return 0;
-    const { db, dueQueue, now } = this.options;
+    const { db, dueQueue } = this.options;
     let restored = 0;
     const skipped = await sweepChunk(
       planned,
       async (part) => {
         restored += await withLockedPlannedRuns(db, part, async (locked) => {
-          await dueQueue.addMany(locked, now());
+          await dueQueue.addMany(locked);
           return locked.length;
         });
       },

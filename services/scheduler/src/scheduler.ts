@@ -168,7 +168,6 @@ export class Scheduler {
           recomputed.flatMap(({ planned }) =>
             planned ? [{ ...planned, traceparent: traceparents.get(planned.endpointId) }] : [],
           ),
-          now,
         );
         this.options.logger.debug('recomputed', { endpoints: recomputed.length, removed: superseded.length });
         return recomputed.map(({ row, planned, scheduleVersion }) => ({
