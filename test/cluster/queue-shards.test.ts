@@ -7,7 +7,7 @@
  * run id at the target).
  */
 import { randomBytes } from 'node:crypto';
-import { shardOf, shardPrefix } from '@kairos/queue';
+import { dueJobId, shardOf, shardPrefix } from '@kairos/queue';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../api.js';
 import { startEngine, waitFor, type Engine } from '../engine.js';
 import { startRedisCluster, type RedisCluster } from '../redis-cluster.js';
@@ -147,7 +147,7 @@ it('runs every endpoint on time, its keys on its shard, the shards on all three 
       const rows = await harness.db.prisma.endpoint.findMany({ where: { id: { in: endpointIds } } });
       for (const row of rows) {
         const queue = engine.scheduler.dueQueue.shards[shardOf(row.id, SHARDS)]!;
-        if (!(await queue.getJob(`${row.id}.${row.scheduleVersion}`))) return false;
+        if (!(await queue.getJob(dueJobId(row.id, row.scheduleVersion)))) return false;
       }
       return true;
     },
