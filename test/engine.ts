@@ -26,6 +26,8 @@ export interface EngineOptions {
   queuePrefix?: string;
   reconcileIntervalMs?: number;
   dirtyGraceMs?: number;
+  /** The scheduler's dispatch lead (SCHEDULER_DISPATCH_LEAD_MS); default its default. */
+  dispatchLeadMs?: number;
   executorConcurrency?: number;
   /** Start no executor (tests that inspect the queue). */
   withoutExecutor?: boolean;
@@ -51,6 +53,7 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
     ...(options.shards ? { shards: options.shards } : {}),
     logger,
     concurrency: 20,
+    ...(options.dispatchLeadMs === undefined ? {} : { dispatchLeadMs: options.dispatchLeadMs }),
     reconcileIntervalMs: options.reconcileIntervalMs ?? 60_000,
     dirtyGraceMs: options.dirtyGraceMs ?? 5_000,
   });

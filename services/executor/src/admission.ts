@@ -57,11 +57,16 @@ const ADMIT = `${returnStashedLua(KEY.stash)}
 ${checkQuotaLua(KEY.quota, ARG.limit)}
 ${admitLockLua(KEY.lock, ARG.holder, ARG.leaseMs)}`;
 
-export function skipReason(target: ExecutionTarget | null, due: DueJobRef, now: Date): SkipReason | null {
+/** Why the due job's run may not start (null: it may); `planned` is plannedRunOf(target). */
+export function skipReason(
+  target: ExecutionTarget | null,
+  planned: PlannedRun | null,
+  due: DueJobRef,
+  now: Date,
+): SkipReason | null {
   if (!target) return 'missing';
   if (target.archivedAt) return 'archived';
   if (target.jobStatus !== 'active') return 'job-not-active';
-  const planned = plannedRunOf(target);
   if (target.scheduleVersion !== due.scheduleVersion || !planned) return 'stale';
   // The slot already has its run (recording sets lastScheduledAt): this is the endpoint's current
   // planned run queued again by a recompute that raced the execution, or a retried delivery of a
@@ -135,16 +140,18 @@ export class Admissions {
         return target;
       }),
     );
+    // Each row's planned run, read once: the skip rules, the lock checks and the script use it.
+    const planned = targets.map((target) => target && plannedRunOf(target));
     const admissions: (Admission | null)[] = dues.map((due, index) => {
-      const reason = skipReason(targets[index]!, due, now);
+      const reason = skipReason(targets[index] ?? null, planned[index] ?? null, due, now);
       return reason ? { kind: 'skipped', reason } : null;
     });
-    await this.releaseRecorded(targets, admissions);
-    await this.refuseHeldElsewhere(dues, targets, admissions);
-    const candidates = dues.flatMap((due, index) => {
-      const target = targets[index]!;
-      return admissions[index] ? [] : [{ planned: plannedRunOf(target)!, index, target }];
-    });
+    await this.releaseRecorded(planned, admissions);
+    await this.refuseHeldElsewhere(dues, planned, admissions);
+    // Not skipped: the row has a target and a planned run at the due job's version.
+    const candidates = dues.flatMap((_, index) =>
+      admissions[index] ? [] : [{ planned: planned[index]!, index, target: targets[index]! }],
+    );
     if (candidates.length === 0) return admissions as Admission[];
 
     const pipeline = redis.pipeline();
@@ -185,10 +192,10 @@ export class Admissions {
    * so this delivery frees the lock if its own due job still holds it (compare-and-delete). Rare:
    * only skipped due jobs, one write for the batch.
    */
-  private async releaseRecorded(targets: (ExecutionTarget | null)[], admissions: (Admission | null)[]): Promise<void> {
-    const recorded = targets.flatMap((target, index) => {
+  private async releaseRecorded(planned: (PlannedRun | null)[], admissions: (Admission | null)[]): Promise<void> {
+    const recorded = planned.flatMap((run, index) => {
       const admission = admissions[index];
-      return admission?.kind === 'skipped' && admission.reason === 'recorded' ? [plannedRunOf(target!)!] : [];
+      return admission?.kind === 'skipped' && admission.reason === 'recorded' ? [run!] : [];
     });
     if (recorded.length === 0) return;
     const pipeline = this.deps.redis.pipeline();
@@ -209,15 +216,15 @@ export class Admissions {
    */
   private async refuseHeldElsewhere(
     dues: DueJobRef[],
-    targets: (ExecutionTarget | null)[],
+    planned: (PlannedRun | null)[],
     admissions: (Admission | null)[],
   ): Promise<void> {
     await Promise.all(
       dues.map(async (due, index) => {
         const other = due.lockShard === undefined ? undefined : this.deps.lockOnShard?.(due.lockShard);
-        const planned = admissions[index] || !other ? null : plannedRunOf(targets[index]!);
-        if (!other || !planned) return;
-        if (await other.heldByAnother(planned.endpointId, planned.runId, planned.scheduleVersion)) {
+        const run = planned[index];
+        if (admissions[index] || !other || !run) return;
+        if (await other.heldByAnother(run.endpointId, run.runId, run.scheduleVersion)) {
           admissions[index] = { kind: 'skipped', reason: 'overlap' };
         }
       }),

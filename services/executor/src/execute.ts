@@ -12,7 +12,7 @@
  * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
-import { decryptSecret, type RunAttemptRecord } from '@kairos/core';
+import { MAX_DISPATCH_WAIT_MS, type RunAttemptRecord } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { loadExecutionTarget, type ExecutionTarget, type PlannedRun, type RunOutcome } from '@kairos/db/system';
 import { currentTraceparent, type DueJobRef, type TestRunPayload, type TestRunResult } from '@kairos/queue';
@@ -21,6 +21,7 @@ import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { Retries } from './retry.js';
 import type { RunRecorder } from './run-recorder.js';
+import type { SigningKeys } from './signing-keys.js';
 
 export type { SkipReason } from './admission.js';
 
@@ -40,7 +41,8 @@ export interface ExecuteDeps {
   recorder: RunRecorder;
   /** The attempts of a run whose endpoint has `retry` set; one call otherwise (retry.ts). */
   retries: Retries;
-  masterKey: Buffer;
+  /** The accounts' signing keys, decrypted once per stored value (signing-keys.ts). */
+  signingKeys: SigningKeys;
   now: () => Date;
 }
 
@@ -64,6 +66,7 @@ export async function executePlannedRun(
   } else {
     try {
       const { runId, scheduledAt, source } = planned;
+      await untilDue(scheduledAt);
       const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
         callEndpoint(deps, target, runId, scheduledAt),
       );
@@ -82,6 +85,17 @@ export async function executePlannedRun(
     traceparent: currentTraceparent(),
   });
   return { kind: 'recorded', ...recorded };
+}
+
+/**
+ * Waits for an admitted run's time: its due job became due the dispatch lead before it
+ * (packages/core/src/schedule/dispatch-lead.ts), so the admission's latency is not added to the
+ * call. Wall-clock time on purpose (not `deps.now`, which tests may fix), and at most
+ * MAX_DISPATCH_WAIT_MS: a due job much earlier than its run (hosts' clocks apart) runs at once.
+ */
+async function untilDue(scheduledAt: Date): Promise<void> {
+  const waitMs = Math.min(scheduledAt.getTime() - Date.now(), MAX_DISPATCH_WAIT_MS);
+  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
 }
 
 /** "Test now": runs even when paused; refused when archived; never touches scheduling state. */
@@ -107,16 +121,15 @@ async function callEndpoint(
   runId: string,
   scheduledAt: Date,
 ): Promise<HttpOutcome> {
-  // Decrypted per execution: a rotated key signs the very next request (no cache to go stale).
-  // A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
+  // Cached by ciphertext: a rotated key signs the very next request (signing-keys.ts). A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
   // The previous key signs too while the account's rotation grace window runs (opt-in, issue #16).
   let signingKey: string | null;
   let previousSigningKey: string | null = null;
   try {
-    signingKey = target.encryptedSigningKey ? decryptSecret(target.encryptedSigningKey, deps.masterKey) : null;
+    signingKey = target.encryptedSigningKey ? deps.signingKeys.decrypt(target.encryptedSigningKey) : null;
     const { encryptedPreviousSigningKey: encryptedPrevious, previousSigningKeyExpiresAt: expiresAt } = target;
     if (signingKey !== null && encryptedPrevious !== null && expiresAt !== null && expiresAt > deps.now()) {
-      previousSigningKey = decryptSecret(encryptedPrevious, deps.masterKey);
+      previousSigningKey = deps.signingKeys.decrypt(encryptedPrevious);
     }
   } catch {
     const now = deps.now();

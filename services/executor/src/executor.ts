@@ -30,6 +30,7 @@ import {
   type QueueShards,
   type RedisConnection,
   type RunCompletedPayload,
+  type RunsCompletedPayload,
   type ScheduleNotifier,
   type TestRunPayload,
   type TestRunResult,
@@ -47,6 +48,7 @@ import { RunQuota } from './run-quota.js';
 import { Retries } from './retry.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
+import { SigningKeys } from './signing-keys.js';
 
 /**
  * How soon a job in flight in a killed executor is delivered again (issue #12: bound 60 s). BullMQ
@@ -117,7 +119,7 @@ export class Executor {
   private readonly inFlight = new Map<string, InFlight>();
   private readonly http: HttpExecutor;
   /** run-completed and run-completed-planner of every shard (sharded queues, closed on close). */
-  private readonly producedQueues: Queue<RunCompletedPayload>[] = [];
+  private readonly producedQueues: Queue[] = [];
   /** Skips that change the next run are published like every schedule change: row marked dirty first. */
   private readonly scheduleChanges: ScheduleNotifier;
   /**
@@ -172,6 +174,7 @@ export class Executor {
     const locks = shards.map((shard) => new RunningLock(producer, shardPrefix(options.prefix, shard)));
     // One installation's planners, whatever the shards: read once per executor (planner-presence.ts).
     const plannerPresence = new PlannerPresence(producer, options.prefix);
+    const signingKeys = new SigningKeys(options.masterKey);
     this.shardDeps = shards.map((shard) => {
       const prefix = shardPrefix(options.prefix, shard);
       const queueOptions = {
@@ -179,7 +182,7 @@ export class Executor {
         prefix,
         defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
       };
-      const runCompleted = new Queue<RunCompletedPayload>(QUEUES.runCompleted, queueOptions);
+      const runCompleted = new Queue<RunsCompletedPayload>(QUEUES.runCompleted, queueOptions);
       const runCompletedForPlanner = new Queue<RunCompletedPayload>(QUEUES.runCompletedForPlanner, queueOptions);
       this.producedQueues.push(runCompleted, runCompletedForPlanner);
       const lock = locks[shard]!;
@@ -210,7 +213,7 @@ export class Executor {
           notificationEvents,
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
-        masterKey: options.masterKey,
+        signingKeys,
         now,
       };
     });

@@ -1,9 +1,10 @@
 /**
  * The end of every scheduled execution, in batches (a GroupCommit): the runs and their endpoints'
  * new state in one SQL statement, then one Redis write that frees the executions' running locks
- * (running-lock.ts) and counts the new runs against the monthly quota (run-quota.ts), then one bulk
- * add to `run-completed` (and one to `run-completed-planner` for accounts with AI scheduling on, while a
- * planner with a model runs).
+ * (running-lock.ts) and counts the new runs against the monthly quota (run-quota.ts), then one
+ * `run-completed` job announcing the whole batch (packages/queue/src/payloads.ts runsCompletedPayload),
+ * and a bulk add to `run-completed-planner` (a job per run) for accounts with AI scheduling on, while a
+ * planner with a model runs.
  * Test now runs are recorded here too (`recordTest`: no lock, no scheduling state, counted). Per execution that was four to five round
  * trips; under load it is a fraction of one (bench/results.md).
  *
@@ -21,7 +22,12 @@
 import { toStorableText } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
-import { traceContextOf, type PlannerPresence, type RunCompletedPayload } from '@kairos/queue';
+import {
+  traceContextOf,
+  type PlannerPresence,
+  type RunCompletedPayload,
+  type RunsCompletedPayload,
+} from '@kairos/queue';
 import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '@kairos/queue';
@@ -47,7 +53,7 @@ export interface RunRecorderDeps {
   lock: RunningLock;
   runQuota: RunQuota;
   stash: OutcomeStash;
-  runCompleted: Queue<RunCompletedPayload>;
+  runCompleted: Queue<RunsCompletedPayload>;
   runCompletedForPlanner: Queue<RunCompletedPayload>;
   /** Whether a planner that can analyse is running (packages/queue/src/planner-presence.ts). */
   plannerPresence: PlannerPresence;
@@ -153,7 +159,7 @@ export class RunRecorder {
       : [];
     await Promise.all([
       pipeline.exec(),
-      this.deps.runCompleted.addBulk(events),
+      this.deps.runCompleted.add('completed', { runs: events.map((event) => event.data) }),
       forPlanner.length > 0 ? this.deps.runCompletedForPlanner.addBulk(forPlanner) : undefined,
       this.deps.notificationEvents?.afterRecorded(
         items.filter(({ run }) => recorded.has(run.id)).map(({ run }) => run.endpointId),

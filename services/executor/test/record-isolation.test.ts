@@ -5,7 +5,7 @@
  */
 import { newId } from '@kairos/core';
 import type { RunOutcome } from '@kairos/db/system';
-import { PlannerPresence, QUEUES, type RunCompletedPayload } from '@kairos/queue';
+import { PlannerPresence, QUEUES, type RunCompletedPayload, type RunsCompletedPayload } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { OutcomeStash } from '../src/outcome-stash.js';
 import { RunQuota } from '../src/run-quota.js';
@@ -14,7 +14,7 @@ import { RunningLock } from '../src/running-lock.js';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
 
 let harness: ApiHarness;
-let runCompleted: Queue<RunCompletedPayload>;
+let runCompleted: Queue<RunsCompletedPayload>;
 let runCompletedForPlanner: Queue<RunCompletedPayload>;
 let recorder: RunRecorder;
 let lock: RunningLock;
@@ -125,7 +125,7 @@ it('records the good runs of a batch and the poison one as record_error; the poi
   expect(poisonEndpoint).toMatchObject({ failureCount: 1, lastStatus: 'failed', lastRunAt: runs[poisonAt]!.startedAt });
   // Every lock is free and every run announced once to the scheduler.
   for (const run of runs) expect(await harness.redis.exists(lock.key(run.endpointId))).toBe(0);
-  const announced = (await runCompleted.getJobs(['waiting'])).map((job) => job.data.runId);
+  const announced = (await runCompleted.getJobs(['waiting'])).flatMap((job) => job.data.runs.map((run) => run.runId));
   expect(announced.filter((runId) => runs.some((run) => run.id === runId)).sort()).toEqual(
     runs.map((run) => run.id).sort(),
   );

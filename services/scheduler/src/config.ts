@@ -1,3 +1,4 @@
+import { DISPATCH_LEAD_MS, MAX_DISPATCH_WAIT_MS } from '@kairos/core';
 import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
 
@@ -7,6 +8,12 @@ const schema = z.object({
   SCHEDULER_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
   /** Parallel recomputes per scheduler process (each holds one row lock briefly). */
   SCHEDULER_CONCURRENCY: z.coerce.number().int().min(1).max(500).default(50),
+  /**
+   * How long before a planned run's time its due job becomes due; the executor admits the run in
+   * that time and calls at the run's time (packages/core/src/schedule/dispatch-lead.ts). 0: due
+   * at the run's time, the admission's latency added to each call.
+   */
+  SCHEDULER_DISPATCH_LEAD_MS: z.coerce.number().int().min(0).max(MAX_DISPATCH_WAIT_MS).default(DISPATCH_LEAD_MS),
   /** A change left dirty this long without a recompute is repaired by the sweep. */
   SCHEDULER_DIRTY_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
   /** How often old runs are deleted per the tier's retention (see runRetentionDays in packages/core/src/tiers.ts). */

@@ -3,8 +3,14 @@
  * `<endpointId>.<version>` (short form: dueJobId), due at its planned run's time, on the endpoint's
  * queue shard (packages/queue/src/shards.ts; one queue when KAIROS_QUEUE_SHARDS is 1). It names the
  * planned run and carries no copy of it (packages/queue/src/payloads.ts): the executor reads it from the row.
+ * Due jobs are added by a script of our own, one call per 200 jobs, that writes exactly what BullMQ
+ * 6.7.0's addBulk writes (due-bulk-add.ts: BullMQ's runs one script per job; a reconcile of 1,000,000
+ * endpoints went from 60.8 to 37–41 s, bench/results.md); everything else (workers, getJob, remove,
+ * Bull Board) is BullMQ's own. A BullMQ upgrade must pass services/scheduler/test/due-bulk-add.test.ts,
+ * which compares the two formats.
  */
 import type { PlannedRun } from '@kairos/db/system';
+import { DISPATCH_LEAD_MS } from '@kairos/core';
 import {
   QUEUES,
   SINGLE_SHARD,
@@ -20,6 +26,18 @@ import {
   type RedisConnection,
 } from '@kairos/queue';
 import { Queue } from 'bullmq';
+import { addDueJobs } from './due-bulk-add.js';
+import { RedisScript } from './redis-script.js';
+
+/** Which of KEYS exist: one '1' or '0' per key, in order. */
+const JOBS_EXIST = new RedisScript(`
+local flags = {}
+for i = 1, #KEYS do flags[i] = redis.call("EXISTS", KEYS[i]) == 1 and "1" or "0" end
+return table.concat(flags)
+`);
+
+/** BullMQ's job name of every due job (the executor's worker takes any name). */
+const DUE_JOB_NAME = 'run';
 
 /** A planned run with the recompute's trace context (tracing on only): the execution's span is its child. */
 export type TracedPlannedRun = PlannedRun & { traceparent?: string | undefined };
@@ -32,6 +50,8 @@ export class DueQueue {
     private readonly connection: RedisConnection,
     prefix: string,
     private readonly layout: QueueShards = SINGLE_SHARD,
+    /** How long before its planned run's time a due job becomes due (@kairos/core DISPATCH_LEAD_MS). */
+    private readonly leadMs: number = DISPATCH_LEAD_MS,
   ) {
     this.shards = allShards(layout).map((shard) => this.openShard(connection, shardPrefix(prefix, shard)));
   }
@@ -75,18 +95,25 @@ export class DueQueue {
     await this.addOnShards(planned);
   }
 
-  /** One bulk add per shard the runs' endpoints belong to. */
+  /** One bulk add per shard the runs' endpoints belong to (due-bulk-add.ts: BullMQ's format, one script per chunk). */
   private async addOnShards(planned: TracedPlannedRun[]): Promise<void> {
     if (planned.length === 0) return;
     const now = Date.now();
     await Promise.all(
-      [...groupBy(planned, (run) => this.queueOf(run.endpointId))].map(([queue, runs]) =>
-        queue.addBulk(
-          runs.map((run) => ({
-            name: 'run',
-            data: { ...traceContextOf(run.traceparent), ...lockShardOf(run.endpointId, this.layout) },
-            opts: dueJobOptions(run, now),
-          })),
+      [...Map.groupBy(planned, (run) => this.queueOf(run.endpointId))].map(([queue, runs]) =>
+        addDueJobs(
+          this.connection,
+          queue,
+          DUE_JOB_NAME,
+          runs.map((run) => {
+            const { jobId, delay } = dueJobOptions(run, now, this.leadMs);
+            const data: DueJobData = {
+              ...traceContextOf(run.traceparent),
+              ...lockShardOf(run.endpointId, this.layout),
+            };
+            return { jobId, delayMs: delay, data: JSON.stringify(data) };
+          }),
+          now,
         ),
       ),
     );
@@ -121,14 +148,17 @@ export class DueQueue {
 
   private async existingOn(runs: DueJobRef[], queueOf: (run: DueJobRef) => Queue): Promise<Set<string>> {
     const found = new Set<string>();
-    // One EXISTS pipeline per shard: a cluster pipeline must stay on one slot.
-    for (const [queue, part] of groupBy(runs, queueOf)) {
+    // One script call per shard (its keys share the shard's slot), not one EXISTS each: a pipeline
+    // of 1,000,000 EXISTS cost this process 5.8 CPU-s (ioredis builds a command and a reply each).
+    for (const [queue, part] of Map.groupBy(runs, queueOf)) {
       const jobIds = part.map((run) => dueJobId(run.endpointId, run.scheduleVersion));
-      const pipeline = this.connection.pipeline();
-      for (const jobId of jobIds) pipeline.exists(queue.toKey(jobId));
-      const results = (await pipeline.exec()) ?? [];
+      const flags = (await JOBS_EXIST.run(
+        this.connection,
+        jobIds.map((jobId) => queue.toKey(jobId)),
+        [],
+      )) as string;
       jobIds.forEach((jobId, index) => {
-        if (results[index]?.[1] === 1) found.add(jobId);
+        if (flags[index] === '1') found.add(jobId);
       });
     }
     return found;
@@ -139,17 +169,6 @@ export class DueQueue {
   }
 }
 
-function groupBy<T, K>(items: T[], keyOf: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>();
-  for (const item of items) {
-    const key = keyOf(item);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  return groups;
-}
-
 /** `{ lockShard }` when the endpoint's previous execution may hold its lock on another shard (a reshard). */
 function lockShardOf(endpointId: string, layout: QueueShards): { lockShard?: number } {
   const previous = previousShardOf(endpointId, layout);
@@ -157,16 +176,16 @@ function lockShardOf(endpointId: string, layout: QueueShards): { lockShard?: num
 }
 
 /**
- * BullMQ makes a delayed job due at `timestamp + delay`, `timestamp` being the moment the job object
- * is built (inside addBulk, right after `now` is read: a bulk of 2,000 is built in a few ms, later
- * jobs at most that late, never early). The delay is counted from `now`, read just before addBulk,
- * not from the recompute's clock: that one is read before the transaction (≈20 ms earlier under
- * load, bench/results.md). Passing `timestamp` instead would store 27 more bytes in `opts` and push it
- * past the 64 bytes that keep the job's hash compact (dueJobId). `attempts: undefined` keeps BullMQ's
- * `"attempts":0` (14 bytes) out of `opts`: read back, a job's attempts default to 0 all the same.
+ * Due `leadMs` before the planned run's time (the dispatch lead: the executor admits the run, then
+ * waits for its time). A due job is due at `timestamp + delay` (BullMQ's rule), `timestamp` being `now`, read just before
+ * the bulk add (due-bulk-add.ts stores it as every job's timestamp): so it is due exactly at
+ * scheduledAt − leadMs, not at the recompute's clock (read before its transaction, ≈20 ms earlier under load,
+ * bench/results.md). BullMQ's own addBulk stamped each job when it built it, a few ms later in a bulk
+ * of 2,000. The options stored in the job's `opts` are only `{"jobId":…,"delay":…}`: a `timestamp`
+ * option would add 27 bytes and `"attempts":0` 14, past the 64 that keep the job's hash compact
+ * (dueJobId); read back, a job's attempts default to 0 all the same.
  */
-const dueJobOptions = (planned: PlannedRun, now: number) => ({
+const dueJobOptions = (planned: PlannedRun, now: number, leadMs: number) => ({
   jobId: dueJobId(planned.endpointId, planned.scheduleVersion),
-  delay: Math.max(0, planned.scheduledAt.getTime() - now),
-  attempts: undefined,
+  delay: Math.max(0, planned.scheduledAt.getTime() - leadMs - now),
 });

@@ -10,8 +10,8 @@
  *  3. during a reshard (KAIROS_QUEUE_SHARDS_PREVIOUS set), moves each due job still waiting on the
  *     endpoint's previous shard to its new one: removed there only if not executing, then re-added
  *     like a missing one (due-queue.ts takeFromPreviousShards); one executing is left to finish.
- * Pages of 2,000 endpoints in id order (an index range scan each), a few repaired at once: one EXISTS
- * pipeline per shard and, for the missing ones, one locked re-add.
+ * Pages of 2,000 endpoints in id order (an index range scan each), a few repaired at once: one
+ * existence script per shard and, for the missing ones, one locked re-add (due-queue.ts).
  * A row that fails alone is skipped (sweep-chunk.ts) and the sweep repairs everyone else.
  */
 import type { Database } from '@kairos/db';
@@ -32,8 +32,8 @@ import { sweepChunk } from './sweep-chunk.js';
 
 const PAGE_SIZE = 2000;
 /**
- * Pages repaired at once: three, so PostgreSQL (the locked re-read), Redis (EXISTS, the bulk add) and
- * this process (building 2,000 BullMQ jobs) each have a page to work on. Not tuned on a quiet machine:
+ * Pages repaired at once: three, so PostgreSQL (the locked re-read), Redis (the existence check, the
+ * bulk add) and this process (the page's script arguments) each have a page to work on. Not tuned on a quiet machine:
  * bench/results.md ("1,000,000 registered endpoints") has the loaded-machine figures.
  */
 const PAGES_IN_FLIGHT = 3;

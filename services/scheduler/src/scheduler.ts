@@ -1,8 +1,8 @@
 /**
  * The scheduler: owns the planned run (one pending execution) of every active endpoint.
  *
- * Inputs: `schedule-changes` (the API changed something) and `run-completed` (an execution was
- * recorded). For each, it recomputes the endpoint under its row lock (many endpoints per
+ * Inputs: `schedule-changes` (the API changed something) and `run-completed` (executions were
+ * recorded: one job per executor batch). For each, it recomputes the endpoint under its row lock (many endpoints per
  * transaction under load: a GroupCommit): policy → new nextRunAt (also
  * stored in PostgreSQL with the run id and source) → remove the superseded due job → add the new
  * one, all before the row lock is released. So:
@@ -20,11 +20,11 @@ import {
   allShards,
   shardPrefix,
   processJobSpan,
-  runCompletedPayload,
+  completedRunsOf,
   scheduleChangePayload,
   currentTraceparent,
   traceContextOf,
-  type RunCompletedPayload,
+  type RunsCompletedPayload,
   type QueueShards,
   type RedisConnection,
   type ScheduleChangePayload,
@@ -50,6 +50,8 @@ export interface SchedulerOptions {
   /** Endpoints per recompute transaction (default 200) and such transactions at once (default 2). */
   batchSize?: number;
   parallelBatches?: number;
+  /** How long before a planned run's time its due job becomes due (default DISPATCH_LEAD_MS: due-queue.ts). */
+  dispatchLeadMs?: number;
   reconcileIntervalMs: number;
   dirtyGraceMs: number;
   /** Runs retention sweep interval; omit to run no retention sweep (tests). */
@@ -110,7 +112,7 @@ export class Scheduler {
       },
     );
     const producer = this.connect();
-    this.dueQueue = new DueQueue(producer, options.prefix, options.shards);
+    this.dueQueue = new DueQueue(producer, options.prefix, options.shards, options.dispatchLeadMs);
     this.reconciler = new Reconciler({
       db: options.db,
       dueQueue: this.dueQueue,
@@ -198,23 +200,12 @@ export class Scheduler {
       // run-completed is sharded like due: one worker per shard (each its own blocking connection).
       ...allShards(this.options.shards ?? SINGLE_SHARD).map(
         (shard) =>
-          new Worker<RunCompletedPayload>(
+          new Worker<RunsCompletedPayload>(
             QUEUES.runCompleted,
-            // A new trace per planned run, linked to the run that ended (trace-context.ts: no endless trace).
-            (bullJob: BullJob<RunCompletedPayload>) =>
-              processJobSpan(
-                QUEUES.runCompleted,
-                bullJob,
-                async () => {
-                  const { endpointId, scheduleVersion } = runCompletedPayload.parse(bullJob.data);
-                  await this.batcher.submit({
-                    endpointId,
-                    ...(scheduleVersion === undefined ? {} : { scheduleVersion }),
-                    ...traceContextOf(currentTraceparent()),
-                  });
-                },
-                { link: true },
-              ),
+            (bullJob: BullJob<RunsCompletedPayload>) => this.recomputeAfterRuns(bullJob),
+            // What is kept of a finished run-completed job is the executor's job options' choice (BullMQ
+            // lets a job's removeOnComplete / removeOnFail win over the worker's): removed when done, the last
+            // 1,000 failed kept (services/executor/src/executor.ts, queueOptions).
             { connection: this.connect(), prefix: shardPrefix(prefix, shard), ...workerOptions },
           ),
       ),
@@ -228,6 +219,32 @@ export class Scheduler {
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     await this.reconciler.start();
     if (this.options.retentionIntervalMs) await this.retention.start();
+  }
+
+  /**
+   * A `run-completed` job: the runs one executor batch recorded. Each run's recompute joins the group
+   * commit in its own span, a new trace linked to the run that ended (trace-context.ts: no endless
+   * trace). A run whose recompute fails alone (ItemFailure) fails the job once the others are done:
+   * logged, and its endpoint is repaired by the reconcile sweep like any lost recompute.
+   */
+  private async recomputeAfterRuns(bullJob: BullJob<RunsCompletedPayload>): Promise<void> {
+    const outcomes = await Promise.allSettled(
+      completedRunsOf(bullJob.data).map((run) =>
+        processJobSpan(
+          QUEUES.runCompleted,
+          { id: bullJob.id, data: run },
+          () =>
+            this.batcher.submit({
+              endpointId: run.endpointId,
+              ...(run.scheduleVersion === undefined ? {} : { scheduleVersion: run.scheduleVersion }),
+              ...traceContextOf(currentTraceparent()),
+            }),
+          { link: true },
+        ),
+      ),
+    );
+    const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async close(): Promise<void> {

@@ -17,6 +17,7 @@ const scheduler = new Scheduler({
   shards: queueShardsOf(config),
   logger,
   concurrency: config.SCHEDULER_CONCURRENCY,
+  dispatchLeadMs: config.SCHEDULER_DISPATCH_LEAD_MS,
   reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
   dirtyGraceMs: config.SCHEDULER_DIRTY_GRACE_MS,
   retentionIntervalMs: config.SCHEDULER_RETENTION_INTERVAL_MS,
@@ -43,6 +44,7 @@ await runWorkerService({
   startedDetails: {
     concurrency: config.SCHEDULER_CONCURRENCY,
     reconcileIntervalMs: config.SCHEDULER_RECONCILE_INTERVAL_MS,
+    dispatchLeadMs: config.SCHEDULER_DISPATCH_LEAD_MS,
     queueShards: config.KAIROS_QUEUE_SHARDS,
   },
 });

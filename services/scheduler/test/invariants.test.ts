@@ -202,9 +202,26 @@ describe('engine invariants', () => {
       3000,
       'the first run',
     );
-    const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
-    const staleRunId = newId();
+    // The recompute after that run has committed, and the run's own due job (the version before the
+    // row's) is gone from Redis: a stale job added under that id while it still ran was a no-op
+    // (a duplicate id), and the test read the real job's outcome (once, in the full suite at load).
+    const row = await waitFor(
+      async () => {
+        const current = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+        return current.lastScheduledAt && current.nextRunAt && current.nextRunAt > current.lastScheduledAt
+          ? current
+          : null;
+      },
+      3000,
+      'the recompute after the first run',
+    );
     const queue = dueQueue();
+    await waitFor(
+      async () => ((await queue.getJob(dueJobId(endpointId, row.scheduleVersion - 1))) ? null : true),
+      3000,
+      'the first run’s due job to be removed',
+    );
+    const staleRunId = newId();
     await queue.add(
       'run',
       {

@@ -3,6 +3,7 @@
  * us; done here by prefix so parallel test files keep theirs), the reconcile sweep rebuilds every
  * pending execution from PostgreSQL under the same run id, and an overdue one runs exactly once.
  */
+import { DISPATCH_LEAD_MS } from '@kairos/core';
 import { QUEUES, dueJobId } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
@@ -60,7 +61,8 @@ describe('reconcile', () => {
       const restored = await queue.getJob(dueJobId(row.id, row.scheduleVersion));
       // Due at the stored nextRunAt (at once when overdue); the executor reads the run id from the row.
       expect(restored?.data).toEqual({});
-      const dueAt = restored!.timestamp + (restored!.opts.delay ?? 0);
+      // The dispatch lead before it: the executor waits for the run's time once admitted.
+      const dueAt = restored!.timestamp + (restored!.opts.delay ?? 0) + DISPATCH_LEAD_MS;
       expect(dueAt).toBeGreaterThanOrEqual(Math.min(row.nextRunAt!.getTime(), restored!.timestamp));
       expect(dueAt - Math.max(row.nextRunAt!.getTime(), restored!.timestamp)).toBeLessThan(1000);
     }

@@ -15,3 +15,4 @@ export type {
   ScheduleRule,
 } from './next-run.js';
 export { nextCronSlot, nextIntervalSlot } from './slots.js';
+export { DISPATCH_LEAD_MS, MAX_DISPATCH_WAIT_MS } from './dispatch-lead.js';
