@@ -106,6 +106,17 @@ describe('reconcile', () => {
       3000,
       'first run',
     );
+    // The scheduler's own recompute after that run (run-completed, one job per recorder batch) must
+    // land first: landing after the pause below, it would read the pause, clear scheduleDirtyAt and
+    // leave the sweep nothing to repair (failed CI once). It moves nextRunAt to the next hourly slot.
+    await waitFor(
+      async () => {
+        const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+        return row.nextRunAt !== null && row.nextRunAt.getTime() > Date.now() + 1_800_000;
+      },
+      5000,
+      'the recompute after the first run',
+    );
     // A pause written to PostgreSQL whose schedule-changes message never reached the scheduler.
     const pausedUntil = new Date(Date.now() + 7_200_000);
     await harness.db.prisma.endpoint.update({
