@@ -1,7 +1,8 @@
 /**
  * got's raw ceiling (issue #14): as many GETs as got sends in CEILING_MS against the same target, 100
- * at once (the executor's default concurrency) over keep-alive, in a process of its own. Prints the
- * requests per second.
+ * at once (the executor's default concurrency) over keep-alive, in a process of its own. Prints, as
+ * JSON, the requests per second of the measured window, every request sent (warm-up too: the target's
+ * CPU is read around the whole run) and got's own CPU ms per request in the window.
  */
 import http from 'node:http';
 import got from 'got';
@@ -12,11 +13,13 @@ const parallel = Number(process.env.CEILING_CONCURRENCY ?? 100);
 const agent = { http: new http.Agent({ keepAlive: true, maxSockets: parallel }) };
 const client = got.extend({ agent, retry: { limit: 0 }, throwHttpErrors: false });
 // One second of warm-up (sockets, JIT), then the measured window.
+let sent = 0;
 for (const [ms, counted] of [
   [1000, false],
   [durationMs, true],
 ] as const) {
   const deadline = Date.now() + ms;
+  const cpuBefore = process.cpuUsage();
   let done = 0;
   await Promise.all(
     Array.from({ length: parallel }, async () => {
@@ -26,6 +29,11 @@ for (const [ms, counted] of [
       }
     }),
   );
-  if (counted) process.stdout.write(`${done / (ms / 1000)}\n`);
+  sent += done;
+  if (counted) {
+    const cpu = process.cpuUsage(cpuBefore);
+    const gotCpuMsPerRequest = (cpu.user + cpu.system) / 1000 / done;
+    process.stdout.write(`${JSON.stringify({ rate: done / (ms / 1000), sent, gotCpuMsPerRequest })}\n`);
+  }
 }
 agent.http.destroy();

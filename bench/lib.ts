@@ -4,6 +4,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,10 +20,11 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[index]!;
 }
 
-export function summarize(values: number[]): { n: number; p50: number; p99: number; max: number } {
+export function summarize(values: number[]): { n: number; min: number; p50: number; p99: number; max: number } {
   const sorted = [...values].sort((a, b) => a - b);
   return {
     n: sorted.length,
+    min: sorted[0] ?? NaN,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     max: sorted[sorted.length - 1] ?? NaN,
@@ -128,6 +130,8 @@ export interface Arrivals {
 
 export interface Target {
   port: number;
+  /** The target's process (its CPU time is read around a window). */
+  pid: number | undefined;
   url: string;
   /** Hands over what arrived since the last call and forgets it. */
   take(): Promise<Arrivals>;
@@ -159,6 +163,7 @@ export async function startTarget(): Promise<Target> {
   );
   return {
     port,
+    pid: child.pid,
     url: `http://127.0.0.1:${port}/`,
     take: () =>
       new Promise<Arrivals>((resolve) => {
@@ -182,7 +187,7 @@ export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProces
  * A throw-away redis-server on a free port for the whole benchmark (no persistence, hz 100): its
  * INFO commandstats and used_memory belong to the benchmark alone, whatever else runs on the machine.
  */
-export async function startRedis(): Promise<{ url: string; stop(): void }> {
+export async function startRedis(): Promise<{ url: string; pid: number | undefined; stop(): void }> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
@@ -202,7 +207,7 @@ export async function startRedis(): Promise<{ url: string; stop(): void }> {
     await sleep(100);
   }
   probe.disconnect();
-  return { url: `redis://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
+  return { url: `redis://127.0.0.1:${port}`, pid: child.pid, stop: () => child.kill('SIGKILL') };
 }
 
 export async function freePort(): Promise<number> {
@@ -282,6 +287,31 @@ export async function startPgCounter(): Promise<{
     },
   };
 }
+
+/** Clock ticks per second of /proc/<pid>/stat's CPU times (getconf CLK_TCK; 100 on Linux). */
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/**
+ * CPU time (user + system) process `pid` has used so far, ms, from /proc/<pid>/stat; 0 when it is
+ * gone. Read before and after a window, its difference is what the process spent in it.
+ */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), counted from 3: utime is 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms per named group of processes (a group: e.g. every PostgreSQL backend of one database). */
+export const cpuOf = (groups: Record<string, (number | undefined)[]>): Record<string, number> =>
+  Object.fromEntries(
+    Object.entries(groups).map(([name, pids]) => [name, pids.reduce<number>((sum, pid) => sum + cpuMs(pid), 0)]),
+  );
 
 export const benchId = () => randomBytes(3).toString('hex');
 
