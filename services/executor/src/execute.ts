@@ -16,6 +16,7 @@ import { MAX_DISPATCH_WAIT_MS, type RunAttemptRecord } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { loadExecutionTarget, type ExecutionTarget, type PlannedRun, type RunOutcome } from '@kairos/db/system';
 import { currentTraceparent, type DueJobRef, type TestRunPayload, type TestRunResult } from '@kairos/queue';
+import { metrics } from '@kairos/runtime';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
@@ -56,7 +57,9 @@ export async function executePlannedRun(
   attempt: number,
   admitted?: (planned: PlannedRun) => void,
 ): Promise<PlannedRunResult> {
+  const phase = phaseClock();
   const admission = await deps.admissions.admit(due);
+  phase('admission');
   if (admission.kind === 'skipped') return admission;
   const { target, planned } = admission;
   admitted?.(planned);
@@ -67,9 +70,11 @@ export async function executePlannedRun(
     try {
       const { runId, scheduledAt, source } = planned;
       await untilDue(scheduledAt);
+      phase('wait');
       const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
         callEndpoint(deps, target, runId, scheduledAt),
       );
+      phase('call');
       run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
     } catch (error) {
       await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
@@ -84,7 +89,18 @@ export async function executePlannedRun(
     isReplay: admission.kind === 'replay',
     traceparent: currentTraceparent(),
   });
+  phase('record');
   return { kind: 'recorded', ...recorded };
+}
+
+/** Observes each phase's duration (kairos_execution_phase_seconds) from the end of the one before. */
+function phaseClock(): (name: 'admission' | 'wait' | 'call' | 'record') => void {
+  let from = performance.now();
+  return (name) => {
+    const now = performance.now();
+    metrics.executionPhase.observe({ phase: name }, (now - from) / 1000);
+    from = now;
+  };
 }
 
 /**

@@ -5,6 +5,7 @@
  * scheduledAt. A lead of 400 ms makes an early call unmistakable (the executor's wait removed, every
  * call would arrive ≈400 ms early); with the lead off the calls are on time too.
  */
+import { metrics } from '@kairos/runtime';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
@@ -54,10 +55,30 @@ async function latenessOfRuns(engine: Engine, path: string, count: number): Prom
   return runs.map((run) => arrivals.get(run.id)! - run.scheduledAt.getTime());
 }
 
+/** kairos_execution_phase_seconds so far in this process (the engine's executor runs here): count and sum by phase. */
+async function phases(): Promise<Record<string, { count: number; sum: number }>> {
+  const byPhase: Record<string, { count: number; sum: number }> = {};
+  for (const { metricName, labels, value } of (await metrics.executionPhase.get()).values) {
+    const entry = (byPhase[String(labels.phase)] ??= { count: 0, sum: 0 });
+    if (metricName?.endsWith('_count')) entry.count = value;
+    if (metricName?.endsWith('_sum')) entry.sum = value;
+  }
+  return byPhase;
+}
+
 it('admits a run ahead of its time and calls it at its time, never before', async () => {
+  const before = await phases();
   const engine = await startEngine(harness, { dispatchLeadMs: 400 });
   const lateness = await latenessOfRuns(engine, '/lead', 5);
   for (const ms of lateness) expect(ms).toBeGreaterThanOrEqual(0);
+  // The executor's slot time by phase (kairos_execution_phase_seconds): every run was admitted,
+  // called and recorded, and the wait for the run's time is where the lead went (≈ 400 ms less the
+  // admission for each of the four led runs; at least 100 ms each on a loaded machine).
+  const after = await phases();
+  for (const phase of ['admission', 'wait', 'call', 'record']) {
+    expect((after[phase]?.count ?? 0) - (before[phase]?.count ?? 0)).toBeGreaterThanOrEqual(5);
+  }
+  expect(after.wait!.sum - (before.wait?.sum ?? 0)).toBeGreaterThan(0.4);
   // On time once running: the first run was planned at the endpoint's creation (due at once, nothing
   // to lead; 843 ms late on a loaded machine with the engine just started), later ones were admitted
   // during their 400 ms lead. A loaded machine delays some calls, not all: the best is within 100 ms.
