@@ -228,9 +228,9 @@ async function executionPhases(
   const phases: Record<string, { sum: number; count: number }> = {};
   if (port === undefined) return { slots: Number.NaN, phases };
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const slots = Number(/^kairos_executor_concurrency_limit (\S+)$/m.exec(text)?.[1]);
+  const slots = Number(/^kairos_executor_concurrency_limit(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1]);
   for (const [, part, phase, value] of text.matchAll(
-    /^kairos_execution_phase_seconds_(sum|count)\{phase="(\w+)"\} (\S+)$/gm,
+    /^kairos_execution_phase_seconds_(sum|count)\{[^}]*\bphase="(\w+)"[^}]*\} (\S+)$/gm,
   )) {
     const entry = (phases[phase!] ??= { sum: 0, count: 0 });
     entry[part as 'sum' | 'count'] = Number(value);
