@@ -268,6 +268,7 @@ beforeAll(async () => {
   }
   metrics.executionsSkipped.inc({ reason: 'paused' });
   metrics.executorConcurrencyLimit.set(100);
+  for (const phase of ['admission', 'wait', 'call', 'record']) metrics.executionPhase.observe({ phase }, 0.01);
   metrics.executorConcurrencyInUse.set(7);
   metrics.plannerTokens.inc(1500);
   metrics.plannerFailures.inc({ reason: 'unreachable' });
