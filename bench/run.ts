@@ -485,9 +485,12 @@ async function ceiling(target: Target): Promise<{ rate: number; gotCpuMs: number
   return { rate, gotCpuMs: gotCpuMsPerRequest, targetCpuMs: targetCpu / sent };
 }
 
+const sumOf = (values: number[]): number => values.reduce((sum, value) => sum + value, 0);
+const meanOf = (values: number[]): number => sumOf(values) / values.length;
+
 /** The mean of several runs' figures (delivered, round trips, CPU); lateness from the first. */
 function meanFigures(runs: KairosFigures[]): KairosFigures {
-  const mean = (pick: (run: KairosFigures) => number) => runs.reduce((sum, run) => sum + pick(run), 0) / runs.length;
+  const mean = (pick: (run: KairosFigures) => number) => meanOf(runs.map(pick));
   return {
     ...runs[0]!,
     delivered: mean((run) => run.delivered),
@@ -502,7 +505,7 @@ function meanFigures(runs: KairosFigures[]): KairosFigures {
 }
 
 /** CPU ms of every process together (a figure's `cpu`). */
-const cpuTotal = (cpu: Record<string, number>): number => Object.values(cpu).reduce((sum, value) => sum + value, 0);
+const cpuTotal = (cpu: Record<string, number>): number => sumOf(Object.values(cpu));
 
 /**
  * Where the CPU of one execution goes at saturation, beside what one request costs got and the target
@@ -537,7 +540,7 @@ function reportCpu(
   // as by CPU: at most EXECUTOR_CONCURRENCY / (slot time) executions per second (Little's law).
   const phases = Object.entries(off.slotPhases);
   if (phases.length > 0) {
-    const slotMs = phases.reduce((sum, [, ms]) => sum + ms, 0);
+    const slotMs = sumOf(Object.values(off.slotPhases));
     report(
       `An execution held an executor slot ${slotMs.toFixed(1)} ms on average (AI off: ${phases.map(([phase, ms]) => `${phase} ${ms.toFixed(1)}`).join(', ')} ms; ` +
         `kairos_execution_phase_seconds): ${off.slots} slots so held carry at most ${((off.slots * 1000) / slotMs).toFixed(0)} executions/s ` +
@@ -858,7 +861,6 @@ async function main(): Promise<void> {
         ceilings.push(await ceiling(target));
       }
       const [off, on] = [meanFigures(offRuns), meanFigures(onRuns)];
-      const meanOf = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
       const raw = {
         rate: meanOf(ceilings.map((run) => run.rate)),
         gotCpuMs: meanOf(ceilings.map((run) => run.gotCpuMs)),

@@ -101,7 +101,8 @@ export class KairosMetrics {
       registers,
     });
     // Where an executor slot's time goes (issue #14): at the defaults the executor was bound by how long
-    // each of its EXECUTOR_CONCURRENCY slots is held (Little's law), not by CPU (bench/results.md).
+    // each of its EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU: ≈ 80 ms a slot at
+    // saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (bench/results.md, session 7).
     this.executionPhase = new Histogram({
       name: 'kairos_execution_phase_seconds',
       help:
