@@ -71,7 +71,7 @@ it('the two per-run updates of an endpoint row are HOT', async () => {
         attempt: 1,
       },
     ]);
-    expect(recorded.has(runId)).toBe(true);
+    expect(recorded.ids.has(runId)).toBe(true);
     scheduledAt = new Date(scheduledAt.getTime() + 1000);
   }
   const after = await endpointUpdates();

@@ -148,15 +148,27 @@ const INSERT_RUNS_FROM_INPUT = `
   RETURNING id`;
 
 /**
+ * What recordScheduledRuns wrote: the run ids it recorded (a missing id: an earlier delivery already
+ * did), and the endpoints among theirs whose state may now change to failing, recovered or
+ * auto-paused (failureCount above 0 or failingSince set, the only rows applyEndpointTransitions
+ * can change). An endpoint that is in neither state needs no transition statement: the recorder
+ * skips it, one PostgreSQL statement per batch of runs that all succeeded on healthy endpoints.
+ */
+export interface RecordedRuns {
+  ids: Set<string>;
+  transitionCandidates: string[];
+}
+
+/**
  * Records scheduled executions and advances their endpoints' state, many in one statement (the
  * executor's group commit): each run row and its endpoint's change commit together or not at
  * all, and a retried delivery (same run id) changes nothing. The failure count after the outcome
- * drives backoff; a one-shot that ran is consumed. Returns the ids this call recorded (a missing
- * id: an earlier delivery already did).
+ * drives backoff; a one-shot that ran is consumed.
  */
-export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Promise<Set<string>> {
-  if (runs.length === 0) return new Set();
-  const { rows } = await db.pool.query<{ id: string }>(
+export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Promise<RecordedRuns> {
+  if (runs.length === 0) return { ids: new Set(), transitionCandidates: [] };
+  // RETURNING reads the endpoint's new row: failureCount after this run.
+  const { rows } = await db.pool.query<{ id: string; endpointId: string; transitionCandidate: boolean }>(
     `WITH input AS (${RUNS_FROM_JSON}),
      inserted AS (${INSERT_RUNS_FROM_INPUT})
      UPDATE endpoints e
@@ -171,15 +183,19 @@ export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Pro
             "hintOneShotSetAt" = CASE WHEN r.source = 'ai-oneshot' THEN NULL ELSE e."hintOneShotSetAt" END
        FROM inserted i JOIN input r ON r.id = i.id
       WHERE e.id = r."endpointId"
-     RETURNING r.id`,
+     RETURNING r.id, e.id AS "endpointId",
+               (e."failureCount" > 0 OR e."failingSince" IS NOT NULL) AS "transitionCandidate"`,
     [runsJson(runs)],
   );
-  return new Set(rows.map((row) => row.id));
+  return {
+    ids: new Set(rows.map((row) => row.id)),
+    transitionCandidates: rows.filter((row) => row.transitionCandidate).map((row) => row.endpointId),
+  };
 }
 
 /** One scheduled execution (see recordScheduledRuns). Whether this call recorded it. */
 export async function recordScheduledRun(db: Database, run: RunOutcome): Promise<boolean> {
-  return (await recordScheduledRuns(db, [run])).has(run.id);
+  return (await recordScheduledRuns(db, [run])).ids.has(run.id);
 }
 
 /**

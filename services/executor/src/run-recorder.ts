@@ -130,7 +130,7 @@ export class RunRecorder {
 
   private async write(items: FinishedExecution[]): Promise<boolean[]> {
     const { db, redis, lock, runQuota, stash } = this.deps;
-    const recorded = await recordScheduledRuns(
+    const { ids: recorded, transitionCandidates } = await recordScheduledRuns(
       db,
       items.map((item) => item.run),
     );
@@ -161,9 +161,9 @@ export class RunRecorder {
       pipeline.exec(),
       this.deps.runCompleted.add('completed', { runs: events.map((event) => event.data) }),
       forPlanner.length > 0 ? this.deps.runCompletedForPlanner.addBulk(forPlanner) : undefined,
-      this.deps.notificationEvents?.afterRecorded(
-        items.filter(({ run }) => recorded.has(run.id)).map(({ run }) => run.endpointId),
-      ),
+      // Only endpoints that failed or are marked failing can change state: a batch of successes on
+      // healthy endpoints costs no transition statement (0.5–1 PostgreSQL statement per run at 500/s).
+      this.deps.notificationEvents?.afterRecorded(transitionCandidates),
     ]);
     return items.map(({ run }) => recorded.has(run.id));
   }

@@ -26,7 +26,10 @@ export interface NotificationEventsDeps {
 export class NotificationEvents {
   constructor(private readonly deps: NotificationEventsDeps) {}
 
-  /** After recording: the endpoints whose runs this batch recorded. Never rejects. */
+  /**
+   * After recording: the endpoints of the batch's recorded runs that may change state (db's
+   * recordScheduledRuns names them: failureCount above 0 or failingSince set). Never rejects.
+   */
   async afterRecorded(endpointIds: string[]): Promise<void> {
     if (endpointIds.length === 0) return;
     const { db, queue, logger, replan, now } = this.deps;
