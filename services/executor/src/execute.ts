@@ -108,10 +108,15 @@ function phaseClock(): (name: 'admission' | 'wait' | 'call' | 'record') => void 
  * (packages/core/src/schedule/dispatch-lead.ts), so the admission's latency is not added to the
  * call. Wall-clock time on purpose (not `deps.now`, which tests may fix), and at most
  * MAX_DISPATCH_WAIT_MS: a due job much earlier than its run (hosts' clocks apart) runs at once.
+ * A timer may fire up to a millisecond before the wall clock reaches its time (Node counts it on
+ * the event loop's cached monotonic time; the benchmark saw calls arrive 0.5–0.7 ms early), so the
+ * wait ends only once Date.now(), which rounds down, has reached it: a run never starts early.
  */
-async function untilDue(scheduledAt: Date): Promise<void> {
-  const waitMs = Math.min(scheduledAt.getTime() - Date.now(), MAX_DISPATCH_WAIT_MS);
-  if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+export async function untilDue(scheduledAt: Date): Promise<void> {
+  const until = Math.min(scheduledAt.getTime(), Date.now() + MAX_DISPATCH_WAIT_MS);
+  for (let waitMs = until - Date.now(); waitMs > 0; waitMs = until - Date.now()) {
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
 }
 
 /** "Test now": runs even when paused; refused when archived; never touches scheduling state. */
