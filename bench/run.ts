@@ -13,7 +13,7 @@
  *  4. change-to-effect latency: API call (one-shot hint) → the new delayed job exists in Redis;
  *  5. BENCH_ENDPOINTS (default 100,000) registered endpoints: Redis memory per endpoint and the
  *     reconcile time after losing every key (issue #15 asks for 1,000,000);
- *  6. lateness at 500 due/s by dispatch lead (SCHEDULER_DISPATCH_LEAD_MS: BENCH_LEADS, default 0,15,30,60);
+ *  6. lateness by dispatch lead (SCHEDULER_DISPATCH_LEAD_MS: BENCH_LEADS, default 0,30,60,100; at BENCH_LEAD_RATE due/s, default 1,000);
  *  7. sustained throughput by executor concurrency (BENCH_CONCURRENCY, default 25,50,100,200);
  *  8. (BENCH_ONLY=cluster, not in the default set) the sustained scenario on a local Redis Cluster
  *     (three masters, three replicas: test/redis-cluster.ts) with KAIROS_QUEUE_SHARDS 1 and 3: on two
@@ -923,8 +923,8 @@ async function main(): Promise<void> {
     }
     if (runs('lead')) {
       // The dispatch lead's default is chosen from this (packages/core/src/schedule/dispatch-lead.ts).
-      const leads = (process.env.BENCH_LEADS ?? '0,15,30,60').split(',').map(Number);
-      const rate = Number(process.env.BENCH_LEAD_RATE ?? 500);
+      const leads = (process.env.BENCH_LEADS ?? '0,30,60,100').split(',').map(Number);
+      const rate = Number(process.env.BENCH_LEAD_RATE ?? 1000);
       report(
         `## Lateness by dispatch lead (SCHEDULER_DISPATCH_LEAD_MS; ${rate} due/s, other settings at their defaults)`,
       );
