@@ -8,8 +8,8 @@ const schema = z.object({
    * 3,000 endpoints at 1 s on 2 cores): 25 → 588/s, 50 → 998/s, 100 → 1,175/s, 200 → 1,332/s. 200 is
    * 13 % faster at saturation on a local target, but each call may buffer up to 1 MiB of response
    * (maxResponseSizeKb's cap): 100 calls fit the executor pod's 768 MiB limit (deploy/k8s/base/executor.yaml)
-   * with room for the process, 200 would not. With slow real targets raise it (it also holds the 60 ms
-   * dispatch lead: ≈ rate × 0.06 slots, idle ones: packages/core/src/schedule/dispatch-lead.ts).
+   * with room for the process, 200 would not. With slow real targets raise it (it also holds the 100 ms
+   * dispatch lead: ≈ rate × 0.1 slots, idle ones: packages/core/src/schedule/dispatch-lead.ts).
    */
   EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(100),
   /** Allow calls to private, loopback and link-local addresses (self-hosting on a private network). */

@@ -10,20 +10,21 @@
  * rules, the quota, the running lock), waits for the run's exact time before it calls
  * (services/executor/src/execute.ts; the scheduler's due-queue.ts sets the due time). Without it the admission's latency was added to every call:
  * at 500 due/s on 2 cores, lateness p50 27–30 ms against 3.6 ms for bare BullMQ + got (bench/results.md).
- * 60 ms, not 30: the lead must also cover how late BullMQ 6.7's worker fetches a due job. While it has
- * jobs in flight, a worker fetches the next due job when one of them completes (moveToFinished's
+ * 100 ms, not 30: the lead must also cover how late BullMQ 6.7's worker fetches a due job. While it
+ * has jobs in flight, a worker fetches the next due job when one of them completes (moveToFinished's
  * fetchNext), and the executor's jobs complete in batches (the recorder's group commit), so a due
  * job waits for the next batch to finish: at 1,000 due/s, 63 % of due jobs were fetched that way,
- * 2 ms after their due time at p50 but 31 ms at p99 (66 ms at worst). With 30 ms, lateness p99 at
- * 1,000 due/s read 22–44 ms in seven runs (the floor: 13–14 ms); with 60 ms 16–30 ms, with 100 ms
- * 16–21 ms (bench/results.md, session 8: `BENCH_ONLY=lead BENCH_LEAD_RATE=1000`).
+ * 2 ms after their due time at p50 but 31 ms at p99 (66 ms at worst). Lateness p99 at 1,000 due/s
+ * (bench/results.md, session 8), the floor 13–22 ms: lead 30 ms → 22–44 ms in nine runs; 60 ms →
+ * 16–49 ms in ten; 100 ms → 16–25 ms in seven, within 2× the floor in each.
  * The cost: each execution holds its executor slot up to this long before its call (≈ rate × lead
- * slots: 30 of the default 100 at 500 due/s). A waiting run holds no response buffer, and when
+ * slots: 50 of the default 100 at 500 due/s). A waiting run holds no response buffer, and when
  * the slots fill, due jobs are fetched later and wait less, so the lead does not lower the rate
- * at which runs start to be late. A pause that lands within the lead of a run no longer stops it.
+ * at which runs start to be late (sustained throughput 2,620 → 2,606 → 2,456/s at 30, 60, 100 ms,
+ * inside the run-to-run spread). A pause that lands within the lead of a run no longer stops it.
  * Scheduler setting SCHEDULER_DISPATCH_LEAD_MS (0 turns it off).
  */
-export const DISPATCH_LEAD_MS = 60;
+export const DISPATCH_LEAD_MS = 100;
 /**
  * The longest an executor waits for an admitted run's time: SCHEDULER_DISPATCH_LEAD_MS's upper
  * bound. A due job due earlier than that (clocks of the scheduler's and the executor's hosts apart
