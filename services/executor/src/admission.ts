@@ -200,7 +200,7 @@ export class Admissions {
     if (recorded.length === 0) return;
     const pipeline = this.deps.redis.pipeline();
     for (const planned of recorded) {
-      this.deps.lock.releaseIn(pipeline, planned.endpointId, planned.runId, planned.scheduleVersion);
+      this.deps.lock.releaseRecordedIn(pipeline, planned.endpointId, planned.runId, planned.scheduleVersion);
     }
     await pipeline.exec();
   }

@@ -136,7 +136,8 @@ export class RunRecorder {
     );
     const pipeline = redis.pipeline();
     for (const { run, isReplay, scheduleVersion } of items) {
-      lock.releaseIn(pipeline, run.endpointId, run.id, scheduleVersion);
+      // Recorded by this delivery or an earlier one: the mark refuses a later due job of the same run.
+      lock.releaseRecordedIn(pipeline, run.endpointId, run.id, scheduleVersion);
       if (recorded.has(run.id)) runQuota.countIn(pipeline, run.accountId, run.startedAt);
       if (isReplay) stash.deleteIn(pipeline, run.id);
     }

@@ -7,6 +7,14 @@
  * id is never called twice at once. Released by compare-and-delete so a late finisher never frees
  * another run's lock.
  *
+ * A recorded run leaves a mark instead of nothing (`<runId>@recorded`, for LOCK_MARGIN_MS): a due job
+ * of the same run under a newer version (a recompute that kept the run id while the slot executed,
+ * plan.ts) may read the endpoint's row before the record commits and reach the lock after it is
+ * freed; the mark refuses it, where an empty key let it call the run a second time (seen once in the
+ * fault suite after a kill -9 of the scheduler: the same run id at the target 10 ms apart). Any other
+ * run takes the lock over the mark. A run that ends unrecorded (its call threw, or the record failed
+ * and its outcome is stashed) frees the key: its next delivery must be admitted.
+ *
  * The lock's whole lifecycle is here: admission.ts runs `admitLockLua` inside its one admission
  * script (or `admit` when it leaves the batch path); run-recorder.ts releases it on every path.
  */
@@ -17,14 +25,26 @@ import type { ChainableCommander } from 'ioredis';
 export const LOCK_MARGIN_MS = 30_000;
 
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+/**
+ * ARGV: [1] the holder, [2] its run's recorded mark, [3] how long the mark stays. A free key gets the mark
+ * too: a replayed delivery records its run without taking the lock (admission.ts).
+ */
+const RELEASE_RECORDED = `
+local holder = redis.call('get', KEYS[1])
+if holder == ARGV[1] or holder == false then return redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return 0`;
+/** The suffix of a recorded run's mark (a holder ends in @<scheduleVersion>, a number). */
+const RECORDED = '@recorded';
 
 /**
  * Lua: takes the lock at KEYS[lockKey] for ARGV[holder] (or keeps it: a retry of the same due job)
- * for ARGV[leaseMs] and returns 1; returns 0 when another run holds it.
+ * for ARGV[leaseMs] and returns 1; returns 0 when another run holds it or this run is recorded.
  */
 export const admitLockLua = (lockKey: number, holder: number, leaseMs: number) => `
 local holder = redis.call('get', KEYS[${lockKey}])
-if holder == false or holder == ARGV[${holder}] then
+local recorded = string.match(ARGV[${holder}], '^(.*)@') .. '${RECORDED}'
+if holder == false or holder == ARGV[${holder}]
+   or (holder ~= recorded and string.sub(holder, -${RECORDED.length}) == '${RECORDED}') then
   redis.call('set', KEYS[${lockKey}], ARGV[${holder}], 'PX', ARGV[${leaseMs}])
   return 1
 end
@@ -57,10 +77,14 @@ export class RunningLock {
     return (await this.redis.eval(ADMIT, 1, this.key(endpointId), holder, String(leaseMs))) === 1;
   }
 
-  /** Whether a run other than this delivery holds the lock now (admission.ts: a due job moved by a reshard). */
+  /**
+   * Whether a run other than this delivery holds the lock now, or this run is recorded (admission.ts:
+   * a due job moved by a reshard). Another run's recorded mark holds nothing.
+   */
   async heldByAnother(endpointId: string, runId: string, scheduleVersion: number): Promise<boolean> {
     const holder = await this.redis.get(this.key(endpointId));
-    return holder !== null && holder !== this.holder(runId, scheduleVersion);
+    if (holder === null || holder === this.holder(runId, scheduleVersion)) return false;
+    return !holder.endsWith(RECORDED) || holder === `${runId}${RECORDED}`;
   }
 
   async release(endpointId: string, runId: string, scheduleVersion: number): Promise<void> {
@@ -70,5 +94,11 @@ export class RunningLock {
   /** The same release, queued on a pipeline (many executions released in one write). */
   releaseIn(pipeline: ChainableCommander, endpointId: string, runId: string, scheduleVersion: number): void {
     pipeline.eval(RELEASE, 1, this.key(endpointId), this.holder(runId, scheduleVersion));
+  }
+
+  /** Frees the lock of a recorded run (or a free key), leaving its mark for LOCK_MARGIN_MS (queued on a pipeline). */
+  releaseRecordedIn(pipeline: ChainableCommander, endpointId: string, runId: string, scheduleVersion: number): void {
+    const mark = `${runId}${RECORDED}`;
+    pipeline.eval(RELEASE_RECORDED, 1, this.key(endpointId), this.holder(runId, scheduleVersion), mark, LOCK_MARGIN_MS);
   }
 }

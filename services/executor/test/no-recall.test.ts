@@ -94,7 +94,8 @@ it('a BullMQ retry records the stashed outcome instead of calling the endpoint a
   });
   expect(calls.get('/retry')).toBe(1);
   await waitFor(async () => (await stashKeys()).length === 0, 3000, 'the stash deleted');
-  expect(await harness.redis.exists(`${harness.queuePrefix}:running:${endpointId}`)).toBe(0);
+  // Free: only the recorded run's mark (running-lock.ts).
+  expect(await harness.redis.get(`${harness.queuePrefix}:running:${endpointId}`)).toBe(`${row.nextRunId}@recorded`);
 });
 
 it('once the job is gone (attempts spent), the reconcile re-add under the same run id replays the outcome', async () => {

@@ -123,8 +123,8 @@ it('records the good runs of a batch and the poison one as record_error; the poi
     where: { id: runs[poisonAt]!.endpointId },
   });
   expect(poisonEndpoint).toMatchObject({ failureCount: 1, lastStatus: 'failed', lastRunAt: runs[poisonAt]!.startedAt });
-  // Every lock is free and every run announced once to the scheduler.
-  for (const run of runs) expect(await harness.redis.exists(lock.key(run.endpointId))).toBe(0);
+  // Every lock is free (its run's recorded mark left: running-lock.ts) and every run announced once to the scheduler.
+  for (const run of runs) expect(await harness.redis.get(lock.key(run.endpointId))).toBe(`${run.id}@recorded`);
   const announced = (await runCompleted.getJobs(['waiting'])).flatMap((job) => job.data.runs.map((run) => run.runId));
   expect(announced.filter((runId) => runs.some((run) => run.id === runId)).sort()).toEqual(
     runs.map((run) => run.id).sort(),

@@ -188,7 +188,8 @@ describe('engine invariants', () => {
       'the next slot after the recorded one',
     );
     expect(next.nextRunAt!.getTime()).toBe(row.nextRunAt!.getTime() + 3_600_000);
-    expect(await harness.redis.exists(lockKey)).toBe(0);
+    // Freed: only the recorded run's mark is left, which refuses that run alone (running-lock.ts).
+    expect(await harness.redis.get(lockKey)).toBe(`${row.nextRunId}@recorded`);
     expect(target.requests.filter((request) => request.headers['x-service-run-id'] === row.nextRunId)).toHaveLength(0);
     await queue.close();
   });
