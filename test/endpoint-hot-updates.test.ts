@@ -76,5 +76,8 @@ it('the two per-run updates of an endpoint row are HOT', async () => {
   }
   const after = await endpointUpdates();
   expect(after.updates - before.updates).toBe(2 * RUNS);
-  expect(after.hot - before.hot).toBe(2 * RUNS);
+  // All but a few: an update is HOT only when the row's page has room for the new version, and a page
+  // whose dead versions cannot be pruned yet has none (39 of 40 once in CI, session 8). With an index
+  // on a column these updates change, half of them (20 of 40) are not HOT.
+  expect(after.hot - before.hot).toBeGreaterThanOrEqual(2 * RUNS - 4);
 });
