@@ -189,8 +189,8 @@ export class Admissions {
    * A due job skipped as `recorded` may still hold its running lock: an executor killed after recording
    * the run but before freeing the lock (one Redis write later) leaves it for timeoutMs + 30 s, and
    * every next slot of the endpoint would be skipped as an overlap until then. The run is recorded,
-   * so this delivery frees the lock if its own due job still holds it (compare-and-delete). Rare:
-   * only skipped due jobs, one write for the batch.
+   * so this delivery frees the lock to the run's recorded mark if its own due job still holds it
+   * (compare-and-set, running-lock.ts). Rare: only skipped due jobs, one write for the batch.
    */
   private async releaseRecorded(planned: (PlannedRun | null)[], admissions: (Admission | null)[]): Promise<void> {
     const recorded = planned.flatMap((run, index) => {

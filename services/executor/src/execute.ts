@@ -142,7 +142,8 @@ async function callEndpoint(
   runId: string,
   scheduledAt: Date,
 ): Promise<HttpOutcome> {
-  // Cached by ciphertext: a rotated key signs the very next request (signing-keys.ts). A key that cannot be decrypted fails the run: a request never leaves unsigned by accident.
+  // Cached by ciphertext: a rotated key signs the very next request (signing-keys.ts). A key that
+  // cannot be decrypted fails the run: a request never leaves unsigned by accident.
   // The previous key signs too while the account's rotation grace window runs (opt-in, issue #16).
   let signingKey: string | null;
   let previousSigningKey: string | null = null;

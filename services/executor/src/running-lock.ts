@@ -66,6 +66,11 @@ export class RunningLock {
     return `${runId}@${scheduleVersion}`;
   }
 
+  /** The key's value once run `runId` is recorded (admitLockLua builds the same from a holder). */
+  private recordedMark(runId: string): string {
+    return `${runId}${RECORDED}`;
+  }
+
   /** How long an admitted execution holds the lock: its request timeout plus LOCK_MARGIN_MS. */
   leaseMs(timeoutMs: number): number {
     return timeoutMs + LOCK_MARGIN_MS;
@@ -84,7 +89,7 @@ export class RunningLock {
   async heldByAnother(endpointId: string, runId: string, scheduleVersion: number): Promise<boolean> {
     const holder = await this.redis.get(this.key(endpointId));
     if (holder === null || holder === this.holder(runId, scheduleVersion)) return false;
-    return !holder.endsWith(RECORDED) || holder === `${runId}${RECORDED}`;
+    return !holder.endsWith(RECORDED) || holder === this.recordedMark(runId);
   }
 
   async release(endpointId: string, runId: string, scheduleVersion: number): Promise<void> {
@@ -98,7 +103,7 @@ export class RunningLock {
 
   /** Frees the lock of a recorded run (or a free key), leaving its mark for LOCK_MARGIN_MS (queued on a pipeline). */
   releaseRecordedIn(pipeline: ChainableCommander, endpointId: string, runId: string, scheduleVersion: number): void {
-    const mark = `${runId}${RECORDED}`;
-    pipeline.eval(RELEASE_RECORDED, 1, this.key(endpointId), this.holder(runId, scheduleVersion), mark, LOCK_MARGIN_MS);
+    const holder = this.holder(runId, scheduleVersion);
+    pipeline.eval(RELEASE_RECORDED, 1, this.key(endpointId), holder, this.recordedMark(runId), LOCK_MARGIN_MS);
   }
 }
