@@ -31,6 +31,19 @@ describe('signPayload', () => {
     expect(signPayload(RAW_KEY, NOW_SEC, body)).toBe(`sha256=${expected}`);
   });
 
+  it('signs with each key its own signature, over more keys than the key-object cache holds', () => {
+    // 10,001 keys: the first is evicted, then signed again; a key object kept under the wrong raw key
+    // or an eviction of the wrong entry would give another key's digest.
+    const keys = Array.from(
+      { length: 10_001 },
+      (_, index) => `${RAW_KEY.slice(0, 58)}${String(index).padStart(6, '0')}`,
+    );
+    for (const key of [...keys, keys[0]!, keys[10_000]!, keys[5_000]!]) {
+      const expected = createHmac('sha256', key).update(`${NOW_SEC}.body`).digest('hex');
+      expect(signPayload(key, NOW_SEC, 'body')).toBe(`sha256=${expected}`);
+    }
+  });
+
   it('signs the empty body of a GET', () => {
     const expected = createHmac('sha256', RAW_KEY).update(`${NOW_SEC}.`).digest('hex');
     expect(signPayload(RAW_KEY, NOW_SEC, '')).toBe(`sha256=${expected}`);
