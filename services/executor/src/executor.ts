@@ -247,12 +247,15 @@ export class Executor {
         await this.scheduleChanges.notify([due.endpointId], `skipped-${result.reason}`);
       }
     }
-    this.options.logger.debug('due job processed', {
-      ...(result.kind === 'recorded' ? { runId: result.run.id } : {}),
-      endpointId: due.endpointId,
-      scheduleVersion: due.scheduleVersion,
-      result: result.kind === 'recorded' ? result.run.status : `skipped:${result.reason}`,
-    });
+    // Checked first: winston filters by level only inside its stream, after building the entry
+    // (1 % of the executor's CPU at saturation, `node --cpu-prof`, for a line not written).
+    if (this.options.logger.isDebugEnabled())
+      this.options.logger.debug('due job processed', {
+        ...(result.kind === 'recorded' ? { runId: result.run.id } : {}),
+        endpointId: due.endpointId,
+        scheduleVersion: due.scheduleVersion,
+        result: result.kind === 'recorded' ? result.run.status : `skipped:${result.reason}`,
+      });
     return result;
   }
 
