@@ -76,9 +76,11 @@ export async function loadExecutionTarget(
 
 /** Many endpoints' targets in one query (the executor's batched admission); absent ids are gone. */
 export async function loadExecutionTargets(db: Database, endpointIds: string[]): Promise<Map<string, ExecutionTarget>> {
-  const { rows } = await db.pool.query<ExecutionTarget>(`${SELECT_TARGETS} WHERE e.id = ANY($1::uuid[])`, [
-    [...new Set(endpointIds)],
-  ]);
+  const { rows } = await db.pool.query<ExecutionTarget>({
+    name: 'load-execution-targets',
+    text: `${SELECT_TARGETS} WHERE e.id = ANY($1::uuid[])`,
+    values: [[...new Set(endpointIds)]],
+  });
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -168,8 +170,9 @@ export interface RecordedRuns {
 export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Promise<RecordedRuns> {
   if (runs.length === 0) return { ids: new Set(), transitionCandidates: [] };
   // RETURNING reads the endpoint's new row: failureCount after this run.
-  const { rows } = await db.pool.query<{ id: string; endpointId: string; transitionCandidate: boolean }>(
-    `WITH input AS (${RUNS_FROM_JSON}),
+  const { rows } = await db.pool.query<{ id: string; endpointId: string; transitionCandidate: boolean }>({
+    name: 'record-scheduled-runs',
+    text: `WITH input AS (${RUNS_FROM_JSON}),
      inserted AS (${INSERT_RUNS_FROM_INPUT})
      UPDATE endpoints e
         SET "failureCount" = CASE WHEN r.status = 'success' THEN 0 ELSE e."failureCount" + 1 END,
@@ -185,8 +188,8 @@ export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Pro
       WHERE e.id = r."endpointId"
      RETURNING r.id, e.id AS "endpointId",
                (e."failureCount" > 0 OR e."failingSince" IS NOT NULL) AS "transitionCandidate"`,
-    [runsJson(runs)],
-  );
+    values: [runsJson(runs)],
+  });
   return {
     ids: new Set(rows.map((row) => row.id)),
     transitionCandidates: rows.filter((row) => row.transitionCandidate).map((row) => row.endpointId),

@@ -90,14 +90,22 @@ export async function recomputeEndpoints<T>(
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<ScheduleRow>(SELECT_FOR_UPDATE, [[...new Set(endpointIds)]]);
+    const { rows } = await client.query<ScheduleRow>({
+      name: 'recompute-lock-endpoints',
+      text: SELECT_FOR_UPDATE,
+      values: [[...new Set(endpointIds)]],
+    });
     const decided = rows.map((row) => ({ row, next: decide(row) }));
-    const stored = await client.query<{ id: string; scheduleVersion: number }>(STORE_DECISIONS, [
-      decided.map(({ row }) => row.id),
-      decided.map(({ next }) => next?.scheduledAt ?? null),
-      decided.map(({ next }) => next?.runId ?? null),
-      decided.map(({ next }) => next?.source ?? null),
-    ]);
+    const stored = await client.query<{ id: string; scheduleVersion: number }>({
+      name: 'recompute-store-decisions',
+      text: STORE_DECISIONS,
+      values: [
+        decided.map(({ row }) => row.id),
+        decided.map(({ next }) => next?.scheduledAt ?? null),
+        decided.map(({ next }) => next?.runId ?? null),
+        decided.map(({ next }) => next?.source ?? null),
+      ],
+    });
     const versions = new Map(stored.rows.map((row) => [row.id, row.scheduleVersion]));
     const result = await apply(
       decided.map(({ row, next }) => {
