@@ -196,6 +196,8 @@ export async function startRedis(): Promise<{ url: string; pid: number | undefin
   );
   const { Redis } = await import('ioredis');
   const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  // Refused until redis-server listens: each refusal is an attempt, not an unhandled error event.
+  probe.on('error', () => undefined);
   for (let attempt = 0; attempt < 50; attempt += 1) {
     if (
       await probe.connect().then(
