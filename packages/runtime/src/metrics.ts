@@ -6,7 +6,7 @@
  *   kairos_dispatch_lag_seconds{source}              histogram of startedAt − scheduledAt (executor)
  *   kairos_runs_total{source,status}                 counter of recorded runs (executor)
  *   kairos_executions_skipped_total{reason}          counter of due jobs dropped without a run (executor)
- *   kairos_executor_concurrency_in_use               gauge: executions in flight in this process
+ *   kairos_executor_concurrency_in_use               gauge: call slots taken in this process (calls and their records in flight)
  *   kairos_executor_concurrency_limit                gauge: EXECUTOR_CONCURRENCY
  *   kairos_execution_phase_seconds{phase}            histogram of a slot's time: admission, wait, call, record (executor)
  *   kairos_planner_tokens_total                      counter (planner: metrics.plannerTokens.inc(n))

@@ -4,12 +4,14 @@ import { z } from 'zod';
 const schema = z.object({
   ...baseConfigShape,
   /**
-   * Executions in flight per executor process. 100, measured (bench/results.md, `BENCH_ONLY=concurrency`,
-   * 3,000 endpoints at 1 s on 2 cores): 25 → 588/s, 50 → 998/s, 100 → 1,175/s, 200 → 1,332/s. 200 is
-   * 13 % faster at saturation on a local target, but each call may buffer up to 1 MiB of response
-   * (maxResponseSizeKb's cap): 100 calls fit the executor pod's 768 MiB limit (deploy/k8s/base/executor.yaml)
-   * with room for the process, 200 would not. With slow real targets raise it (it also holds the 100 ms
-   * dispatch lead: ≈ rate × 0.1 slots, idle ones: packages/core/src/schedule/dispatch-lead.ts).
+   * Call slots per executor process: executions calling their endpoint or recording its answer at
+   * once, due and Test now runs (src/call-slots.ts); the due workers take twice as many jobs, so
+   * admission, the wait for the run's time (the 100 ms dispatch lead) and BullMQ's moves overlap
+   * the calls. 100, measured (bench/results.md, `BENCH_ONLY=concurrency`, 3,000 endpoints at 1 s on
+   * 2 cores, when a slot was a job): 25 → 588/s, 50 → 998/s, 100 → 1,175/s, 200 → 1,332/s. Each call
+   * may buffer up to 1 MiB of response (maxResponseSizeKb's cap): 100 fit the executor pod's 768 MiB
+   * limit (deploy/k8s/base/executor.yaml) with room for the process, 200 would not. With slow real
+   * targets raise it.
    */
   EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(100),
   /** Allow calls to private, loopback and link-local addresses (self-hosting on a private network). */

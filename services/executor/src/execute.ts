@@ -20,6 +20,7 @@ import { metrics } from '@kairos/runtime';
 import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
+import type { CallSlots } from './call-slots.js';
 import type { Retries } from './retry.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { SigningKeys } from './signing-keys.js';
@@ -44,6 +45,8 @@ export interface ExecuteDeps {
   retries: Retries;
   /** The accounts' signing keys, decrypted once per stored value (signing-keys.ts). */
   signingKeys: SigningKeys;
+  /** Bounds the calls and records in flight, the part of an execution that holds a response (call-slots.ts). */
+  callSlots: CallSlots;
   now: () => Date;
 }
 
@@ -63,34 +66,37 @@ export async function executePlannedRun(
   if (admission.kind === 'skipped') return admission;
   const { target, planned } = admission;
   admitted?.(planned);
-  let run: RunOutcome;
-  if (admission.kind === 'replay') {
-    run = admission.run;
-  } else {
-    try {
-      const { runId, scheduledAt, source } = planned;
-      await untilDue(scheduledAt);
-      phase('wait');
-      const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
-        callEndpoint(deps, target, runId, scheduledAt),
-      );
-      phase('call');
-      run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
-    } catch (error) {
-      await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
-      throw error;
+  // Waiting for the run's time takes no call slot (call-slots.ts); the call and the record do.
+  if (admission.kind !== 'replay') await untilDue(planned.scheduledAt);
+  return deps.callSlots(async () => {
+    let run: RunOutcome;
+    if (admission.kind === 'replay') {
+      run = admission.run;
+    } else {
+      try {
+        const { runId, scheduledAt, source } = planned;
+        phase('wait');
+        const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
+          callEndpoint(deps, target, runId, scheduledAt),
+        );
+        phase('call');
+        run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
+      } catch (error) {
+        await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
+        throw error;
+      }
     }
-  }
-  // The recorder frees the lock once the run is committed (and on failure).
-  const recorded = await deps.recorder.record({
-    run,
-    scheduleVersion: planned.scheduleVersion,
-    aiSchedulingEnabled: target.aiSchedulingEnabled,
-    isReplay: admission.kind === 'replay',
-    traceparent: currentTraceparent(),
+    // The recorder frees the lock once the run is committed (and on failure).
+    const recorded = await deps.recorder.record({
+      run,
+      scheduleVersion: planned.scheduleVersion,
+      aiSchedulingEnabled: target.aiSchedulingEnabled,
+      isReplay: admission.kind === 'replay',
+      traceparent: currentTraceparent(),
+    });
+    phase('record');
+    return { kind: 'recorded' as const, ...recorded };
   });
-  phase('record');
-  return { kind: 'recorded', ...recorded };
 }
 
 /** Observes each phase's duration (kairos_execution_phase_seconds) from the end of the one before. */
@@ -124,9 +130,11 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   const target = await loadExecutionTarget(deps.db, payload.endpointId);
   if (!target || target.accountId !== payload.accountId) throw new Error(`endpoint ${payload.endpointId} not found`);
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
-  const scheduledAt = deps.now();
-  const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
-  const run = await deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null));
+  const run = await deps.callSlots(async () => {
+    const scheduledAt = deps.now();
+    const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
+    return deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null));
+  });
   return {
     runId: run.id,
     status: run.status,

@@ -40,6 +40,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } 
 import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
+import { createCallSlots } from './call-slots.js';
 import type { SmtpSettings } from './notifications/channels.js';
 import { NotificationEvents } from './notifications/notification-events.js';
 import { NotificationWorker } from './notifications/notification-worker.js';
@@ -67,6 +68,14 @@ import { SigningKeys } from './signing-keys.js';
  * defaults; then the run is called again under its id and recorded once.
  */
 const DELIVERY_LOCK = { lockDuration: 15_000, stalledInterval: 10_000 };
+
+/**
+ * Due jobs a worker takes per call slot (call-slots.ts): the other phases of an execution
+ * (admission, the wait for the run's time, BullMQ's moves) hold no response, so they overlap the
+ * calls instead of idling slots. 2: at 3,000 endpoints at 1 s on 2 cores, delivered executions
+ * went from ≈2,770/s (bound by 100 slots) to the CPU's bound (bench/results.md, session 9).
+ */
+const DUE_JOBS_PER_CALL_SLOT = 2;
 
 /**
  * What becomes of a due job once processed, set here on the worker rather than in each job's options:
@@ -175,6 +184,8 @@ export class Executor {
     // One installation's planners, whatever the shards: read once per executor (planner-presence.ts).
     const plannerPresence = new PlannerPresence(producer, options.prefix);
     const signingKeys = new SigningKeys(options.masterKey);
+    // One set of call slots for the whole process, every shard and Test now runs alike.
+    const callSlots = createCallSlots(options.concurrency);
     this.shardDeps = shards.map((shard) => {
       const prefix = shardPrefix(options.prefix, shard);
       const queueOptions = {
@@ -214,6 +225,7 @@ export class Executor {
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
         signingKeys,
+        callSlots,
         now,
       };
     });
@@ -272,7 +284,7 @@ export class Executor {
     return other === undefined || other === shard ? due : { ...due, lockShard: other };
   }
 
-  /** Runs one BullMQ job's processing, counted in the concurrency gauge and known to a shutdown deadline. */
+  /** Runs one BullMQ job's processing, known to a shutdown deadline. */
   private async track<T>(
     bullJob: BullJob,
     token: string | undefined,
@@ -281,11 +293,9 @@ export class Executor {
     const key = `${bullJob.queueName}/${bullJob.id}`;
     const entry: InFlight = { bullJob, token };
     this.inFlight.set(key, entry);
-    metrics.executorConcurrencyInUse.inc();
     try {
       return await work(entry);
     } finally {
-      metrics.executorConcurrencyInUse.dec();
       this.inFlight.delete(key);
     }
   }
@@ -293,10 +303,11 @@ export class Executor {
   async start(): Promise<void> {
     const { prefix, concurrency, logger } = this.options;
     metrics.executorConcurrencyLimit.set(concurrency);
-    // One due worker per consumed shard sharing EXECUTOR_CONCURRENCY: endpoints are hashed evenly
-    // over the shards, so each shard's share of the work (and of the slots) is about 1/N.
+    // One due worker per consumed shard sharing DUE_JOBS_PER_CALL_SLOT × EXECUTOR_CONCURRENCY jobs:
+    // endpoints are hashed evenly over the shards, so each shard's share of the work (and of the
+    // jobs) is about 1/N. The call slots bound what runs at once (call-slots.ts).
     const consumed = this.options.consumeShards ?? allShards(this.layout);
-    const perShard = Math.max(1, Math.ceil(concurrency / consumed.length));
+    const perShard = Math.max(1, Math.ceil((DUE_JOBS_PER_CALL_SLOT * concurrency) / consumed.length));
     this.workers.push(
       ...consumed.map(
         (shard) =>
