@@ -217,7 +217,7 @@ interface KairosFigures {
    * kairos_execution_phase_seconds; one executor only, else empty).
    */
   slotPhases: Record<string, number>;
-  /** The executor's slots (kairos_executor_concurrency_limit: EXECUTOR_CONCURRENCY as it runs). */
+  /** The executor's call slots (kairos_executor_concurrency_limit: EXECUTOR_CONCURRENCY as it runs). */
   slots: number;
 }
 
@@ -552,15 +552,19 @@ function reportCpu(
       `${((cpus().length * 1000) / total(off)).toFixed(0)} executions/s; 70 % of the ceiling (${(0.7 * raw.rate).toFixed(0)}/s) needs ≤ ${budgetMs.toFixed(3)} ms ` +
       `for everything, the target's ${raw.targetCpuMs.toFixed(3)} ms included.`,
   );
-  // At the defaults the executor is bound by how long an execution holds one of its slots as much
-  // as by CPU: at most EXECUTOR_CONCURRENCY / (slot time) executions per second (Little's law).
+  // The executor is bound by how long an execution holds one of its call slots (the call and its
+  // record: services/executor/src/call-slots.ts) as much as by CPU: at most EXECUTOR_CONCURRENCY /
+  // (slot time) executions per second (Little's law). Its due workers take twice as many jobs, which
+  // also spend admission and the wait (for the run's time, then for a slot) in the processor.
   const phases = Object.entries(off.slotPhases);
   if (phases.length > 0) {
-    const slotMs = sumOf(Object.values(off.slotPhases));
+    const jobMs = sumOf(Object.values(off.slotPhases));
+    const slotMs = (off.slotPhases.call ?? 0) + (off.slotPhases.record ?? 0);
     report(
-      `An execution held an executor slot ${slotMs.toFixed(1)} ms on average (AI off: ${phases.map(([phase, ms]) => `${phase} ${ms.toFixed(1)}`).join(', ')} ms; ` +
-        `kairos_execution_phase_seconds): ${off.slots} slots so held carry at most ${((off.slots * 1000) / slotMs).toFixed(0)} executions/s ` +
-        `(BullMQ's own moves before and after the processor are not in it).`,
+      `A due job spent ${jobMs.toFixed(1)} ms in the executor's processor on average (AI off: ${phases.map(([phase, ms]) => `${phase} ${ms.toFixed(1)}`).join(', ')} ms; ` +
+        `kairos_execution_phase_seconds; the wait includes waiting for a call slot), of which it held a call slot ${slotMs.toFixed(1)} ms: ` +
+        `${off.slots} call slots so held carry at most ${((off.slots * 1000) / slotMs).toFixed(0)} executions/s, and ${2 * off.slots} due jobs ` +
+        `at most ${((2 * off.slots * 1000) / jobMs).toFixed(0)}/s (BullMQ's own moves before and after the processor are not in it).`,
     );
   }
   // What the prescribed shape costs before Kairos adds anything: a BullMQ delayed job per call and got
