@@ -95,10 +95,14 @@ const profileArgs = (name: string): string[] =>
 export function startServices(names: string[], env: NodeJS.ProcessEnv): ServiceSet {
   const children = names.map((name) =>
     // --enable-source-maps as scripts/start.mjs and the images run them: measured as `pnpm start` runs.
-    spawn(process.execPath, ['--enable-source-maps', ...profileArgs(name), join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js')], {
-      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
+    spawn(
+      process.execPath,
+      ['--enable-source-maps', ...profileArgs(name), join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js')],
+      {
+        env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    ),
   );
   return {
     children,
