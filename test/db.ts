@@ -3,6 +3,7 @@
  * (graphile-worker's approach): files never see each other's rows and can run in parallel.
  */
 import { randomBytes } from 'node:crypto';
+import { createDatabase, type Database } from '@kairos/db';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl, templateDatabase } from './env.mjs';
 
@@ -31,4 +32,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     drop: () =>
       withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/**
+ * For the whole test file: a cloned database and a @kairos/db handle on it with `poolMax`
+ * connections, handed to `opened` in beforeAll; closed and dropped in afterAll.
+ */
+export function useTestDatabase(poolMax: number, opened: (db: Database) => void): void {
+  let database: TestDatabase;
+  let db: Database;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createDatabase({ url: database.url, poolMax });
+    opened(db);
+  });
+  afterAll(async () => {
+    await db.close();
+    await database.drop();
+  });
 }

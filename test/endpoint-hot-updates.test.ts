@@ -9,25 +9,15 @@
  * (pg_stat_force_next_flush, PostgreSQL 15) and read back without waiting for the stats interval.
  */
 import { newIdAt } from '@kairos/core';
-import { createDatabase, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
 import { recomputeEndpoints, recordScheduledRuns } from '@kairos/db/system';
-import { createTestDatabase, type TestDatabase } from './db.js';
-import { seedEndpoint } from './runs-fixtures.js';
+import { useTestDatabase } from './db.js';
+import { runOutcome, seedEndpoint } from './runs-fixtures.js';
 
 const RUNS = 20;
 
-let database: TestDatabase;
 let db: Database;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDatabase({ url: database.url, poolMax: 1 });
-});
-
-afterAll(async () => {
-  await db.close();
-  await database.drop();
-});
+useTestDatabase(1, (opened) => (db = opened));
 
 async function endpointUpdates(): Promise<{ updates: number; hot: number }> {
   await db.pool.query('SELECT pg_stat_force_next_flush()');
@@ -51,24 +41,11 @@ it('the two per-run updates of an endpoint row are HOT', async () => {
     );
     const recorded = await recordScheduledRuns(db, [
       {
+        ...runOutcome({ accountId, endpointId }, scheduledAt),
         id: runId,
-        accountId,
-        endpointId,
-        source: 'baseline-interval',
-        status: 'success',
-        scheduledAt,
-        startedAt: scheduledAt,
-        completedAt: new Date(scheduledAt.getTime() + 5),
-        durationMs: 5,
-        statusCode: 200,
         responseBody: { ok: true },
         responseFormat: 'json',
-        responseTruncated: false,
-        responseBodyAltered: false,
         responseSizeBytes: 11,
-        errorKind: null,
-        errorMessage: null,
-        attempt: 1,
       },
     ]);
     expect(recorded.ids.has(runId)).toBe(true);

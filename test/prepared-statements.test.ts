@@ -7,50 +7,20 @@
  * whose result row changed shape would fail with "cached plan must not change result type".
  */
 import { newIdAt } from '@kairos/core';
-import { createDatabase, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
 import { loadExecutionTargets, recomputeEndpoints, recordScheduledRuns, type RunOutcome } from '@kairos/db/system';
-import { createTestDatabase, type TestDatabase } from './db.js';
-import { seedEndpoint } from './runs-fixtures.js';
+import { useTestDatabase } from './db.js';
+import { runOutcome, seedEndpoint } from './runs-fixtures.js';
 
-let database: TestDatabase;
 let db: Database;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  // One connection: every statement below runs on it, and pg_prepared_statements is per session.
-  db = createDatabase({ url: database.url, poolMax: 1 });
-});
-
-afterAll(async () => {
-  await db.close();
-  await database.drop();
-});
+// One connection: every statement below runs on it, and pg_prepared_statements is per session.
+useTestDatabase(1, (opened) => (db = opened));
 
 let clock = Date.now() - 3_600_000;
 
 function run(endpoint: { accountId: string; endpointId: string }): RunOutcome {
   clock += 1000;
-  const scheduledAt = new Date(clock);
-  return {
-    id: newIdAt(scheduledAt),
-    accountId: endpoint.accountId,
-    endpointId: endpoint.endpointId,
-    source: 'baseline-interval',
-    status: 'success',
-    scheduledAt,
-    startedAt: scheduledAt,
-    completedAt: new Date(clock + 5),
-    durationMs: 5,
-    statusCode: 200,
-    responseBody: null,
-    responseFormat: null,
-    responseTruncated: false,
-    responseBodyAltered: false,
-    responseSizeBytes: 0,
-    errorKind: null,
-    errorMessage: null,
-    attempt: 1,
-  };
+  return runOutcome(endpoint, new Date(clock));
 }
 
 /** One run through the statements: admission's read, the record, the scheduler's recompute. */

@@ -5,50 +5,19 @@
  * names exactly those, through a failing → recovered cycle, against the real statements: an
  * endpoint left out while it needs a transition would lose a notification or an auto-pause.
  */
-import { newIdAt } from '@kairos/core';
-import { createDatabase, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
 import { applyEndpointTransitions, recordScheduledRuns, type RunOutcome } from '@kairos/db/system';
-import { createTestDatabase, type TestDatabase } from './db.js';
-import { seedEndpoint } from './runs-fixtures.js';
+import { useTestDatabase } from './db.js';
+import { runOutcome, seedEndpoint } from './runs-fixtures.js';
 
-let database: TestDatabase;
 let db: Database;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDatabase({ url: database.url, poolMax: 2 });
-});
-
-afterAll(async () => {
-  await db.close();
-  await database.drop();
-});
+useTestDatabase(2, (opened) => (db = opened));
 
 let clock = Date.now() - 3_600_000;
 
 function run(endpoint: { accountId: string; endpointId: string }, status: 'success' | 'failed'): RunOutcome {
   clock += 1000;
-  const scheduledAt = new Date(clock);
-  return {
-    id: newIdAt(scheduledAt),
-    accountId: endpoint.accountId,
-    endpointId: endpoint.endpointId,
-    source: 'baseline-interval',
-    status,
-    scheduledAt,
-    startedAt: scheduledAt,
-    completedAt: new Date(clock + 5),
-    durationMs: 5,
-    statusCode: status === 'success' ? 200 : 500,
-    responseBody: null,
-    responseFormat: null,
-    responseTruncated: false,
-    responseBodyAltered: false,
-    responseSizeBytes: 0,
-    errorKind: status === 'success' ? null : 'http_error',
-    errorMessage: status === 'success' ? null : 'HTTP 500',
-    attempt: 1,
-  };
+  return runOutcome(endpoint, new Date(clock), status);
 }
 
 const eventTypes = async (endpointIds: string[]) =>

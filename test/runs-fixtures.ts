@@ -1,8 +1,10 @@
 /**
  * Rows for the runs partitioning tests, written in SQL so they also fit a database migrated only up
- * to the migration before the partitioning one (test/runs-partitioning-migration.test.ts).
+ * to the migration before the partitioning one (test/runs-partitioning-migration.test.ts), and the
+ * run outcome the per-run statements record (recordScheduledRuns).
  */
 import { newIdAt } from '@kairos/core';
+import type { RunOutcome } from '@kairos/db/system';
 
 type Query = (sql: string, values?: unknown[]) => Promise<unknown>;
 
@@ -40,4 +42,36 @@ export async function insertRuns(
        FROM unnest($1::uuid[], $2::timestamptz[]) AS t(id, at)`,
     [runs.map(({ id }) => id), runs.map(({ startedAt }) => startedAt), accountId, endpointId],
   );
+}
+
+/**
+ * A scheduled run of the endpoint at `scheduledAt` that took 5 ms: a 200 without a body, or a 500
+ * (`failed`, http_error), as the executor hands it to recordScheduledRuns.
+ */
+export function runOutcome(
+  { accountId, endpointId }: { accountId: string; endpointId: string },
+  scheduledAt: Date,
+  status: 'success' | 'failed' = 'success',
+): RunOutcome {
+  const failed = status === 'failed';
+  return {
+    id: newIdAt(scheduledAt),
+    accountId,
+    endpointId,
+    source: 'baseline-interval',
+    status,
+    scheduledAt,
+    startedAt: scheduledAt,
+    completedAt: new Date(scheduledAt.getTime() + 5),
+    durationMs: 5,
+    statusCode: failed ? 500 : 200,
+    responseBody: null,
+    responseFormat: null,
+    responseTruncated: false,
+    responseBodyAltered: false,
+    responseSizeBytes: 0,
+    errorKind: failed ? 'http_error' : null,
+    errorMessage: failed ? 'HTTP 500' : null,
+    attempt: 1,
+  };
 }

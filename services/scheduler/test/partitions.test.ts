@@ -6,25 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { newIdAt } from '@kairos/core';
-import { createDatabase, type Database } from '@kairos/db';
+import { type Database } from '@kairos/db';
 import { ensureRunPartitions, listRunPartitions, runPartitionName } from '@kairos/db/system';
 import { createLogger } from '@kairos/runtime';
-import { createTestDatabase, type TestDatabase } from '../../../test/db.js';
+import { useTestDatabase } from '../../../test/db.js';
 import { insertRuns, seedEndpoint } from '../../../test/runs-fixtures.js';
 import { RetentionSweeper } from '../src/retention.js';
 
 const DAY_MS = 86_400_000;
-let database: TestDatabase;
 let db: Database;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  db = createDatabase({ url: database.url, poolMax: 4 });
-});
-afterAll(async () => {
-  await db.close();
-  await database.drop();
-});
+useTestDatabase(4, (opened) => (db = opened));
 
 const query = (sql: string, values?: unknown[]) => db.pool.query(sql, values);
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY_MS);
