@@ -69,23 +69,8 @@ export async function executePlannedRun(
   // Waiting for the run's time takes no call slot (call-slots.ts); the call and the record do.
   if (admission.kind !== 'replay') await untilDue(planned.scheduledAt);
   return deps.callSlots(async () => {
-    let run: RunOutcome;
-    if (admission.kind === 'replay') {
-      run = admission.run;
-    } else {
-      try {
-        const { runId, scheduledAt, source } = planned;
-        phase('wait');
-        const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
-          callEndpoint(deps, target, runId, scheduledAt),
-        );
-        phase('call');
-        run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
-      } catch (error) {
-        await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
-        throw error;
-      }
-    }
+    const run =
+      admission.kind === 'replay' ? admission.run : await callPlannedRun(deps, target, planned, attempt, phase);
     // The recorder frees the lock once the run is committed (and on failure).
     const recorded = await deps.recorder.record({
       run,
@@ -99,8 +84,32 @@ export async function executePlannedRun(
   });
 }
 
+/** Calls the endpoint for an admitted run (every attempt); a call that throws frees the run's lock. */
+async function callPlannedRun(
+  deps: ExecuteDeps,
+  target: ExecutionTarget,
+  planned: PlannedRun,
+  attempt: number,
+  phase: PhaseClock,
+): Promise<RunOutcome> {
+  const { runId, scheduledAt, source } = planned;
+  try {
+    phase('wait');
+    const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
+      callEndpoint(deps, target, runId, scheduledAt),
+    );
+    phase('call');
+    return toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
+  } catch (error) {
+    await deps.recorder.abandon(target.id, runId, planned.scheduleVersion);
+    throw error;
+  }
+}
+
+type PhaseClock = (name: 'admission' | 'wait' | 'call' | 'record') => void;
+
 /** Observes each phase's duration (kairos_execution_phase_seconds) from the end of the one before. */
-function phaseClock(): (name: 'admission' | 'wait' | 'call' | 'record') => void {
+function phaseClock(): PhaseClock {
   let from = performance.now();
   return (name) => {
     const now = performance.now();
