@@ -35,6 +35,7 @@ import { createAccount } from '@kairos/db/system';
 import { createLogger } from '@kairos/runtime';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
+import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { DueQueue } from '../services/scheduler/src/due-queue.js';
 import { Reconciler } from '../services/scheduler/src/reconcile.js';
 import { startRedisCluster, type RedisCluster } from '../test/redis-cluster.js';
@@ -213,8 +214,8 @@ interface KairosFigures {
   /** CPU ms per delivered execution by process (/proc/<pid>/stat over the window; lib.ts cpuOf). */
   cpu: Record<string, number>;
   /**
-   * Mean ms an execution held an executor slot in each phase over the window (the executor's
-   * kairos_execution_phase_seconds; one executor only, else empty).
+   * Mean ms a due job spent in each phase of the executor's processor over the window (the executor's
+   * kairos_execution_phase_seconds; one executor only, else empty); call and record hold a call slot.
    */
   slotPhases: Record<string, number>;
   /** The executor's call slots (kairos_executor_concurrency_limit: EXECUTOR_CONCURRENCY as it runs). */
@@ -554,7 +555,7 @@ function reportCpu(
   );
   // The executor is bound by how long an execution holds one of its call slots (the call and its
   // record: services/executor/src/call-slots.ts) as much as by CPU: at most EXECUTOR_CONCURRENCY /
-  // (slot time) executions per second (Little's law). Its due workers take twice as many jobs, which
+  // (slot time) executions per second (Little's law). Its due workers take DUE_JOBS_PER_CALL_SLOT as many jobs, which
   // also spend admission and the wait (for the run's time, then for a slot) in the processor.
   const phases = Object.entries(off.slotPhases);
   if (phases.length > 0) {
@@ -563,8 +564,8 @@ function reportCpu(
     report(
       `A due job spent ${jobMs.toFixed(1)} ms in the executor's processor on average (AI off: ${phases.map(([phase, ms]) => `${phase} ${ms.toFixed(1)}`).join(', ')} ms; ` +
         `kairos_execution_phase_seconds; the wait includes waiting for a call slot), of which it held a call slot ${slotMs.toFixed(1)} ms: ` +
-        `${off.slots} call slots so held carry at most ${((off.slots * 1000) / slotMs).toFixed(0)} executions/s, and ${2 * off.slots} due jobs ` +
-        `at most ${((2 * off.slots * 1000) / jobMs).toFixed(0)}/s (BullMQ's own moves before and after the processor are not in it).`,
+        `${off.slots} call slots so held carry at most ${((off.slots * 1000) / slotMs).toFixed(0)} executions/s, and ${DUE_JOBS_PER_CALL_SLOT * off.slots} due jobs ` +
+        `at most ${((DUE_JOBS_PER_CALL_SLOT * off.slots * 1000) / jobMs).toFixed(0)}/s (BullMQ's own moves before and after the processor are not in it).`,
     );
   }
   // What the prescribed shape costs before Kairos adds anything: a BullMQ delayed job per call and got

@@ -40,7 +40,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } 
 import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
-import { createCallSlots } from './call-slots.js';
+import { createCallSlots, DUE_JOBS_PER_CALL_SLOT } from './call-slots.js';
 import type { SmtpSettings } from './notifications/channels.js';
 import { NotificationEvents } from './notifications/notification-events.js';
 import { NotificationWorker } from './notifications/notification-worker.js';
@@ -68,16 +68,6 @@ import { SigningKeys } from './signing-keys.js';
  * defaults; then the run is called again under its id and recorded once.
  */
 const DELIVERY_LOCK = { lockDuration: 15_000, stalledInterval: 10_000 };
-
-/**
- * Due jobs a worker takes per call slot (call-slots.ts): the other phases of an execution
- * (admission, the wait for the run's time, BullMQ's moves) hold no response, so they overlap the
- * calls instead of idling slots. 2: at 3,000 endpoints at 1 s on 2 cores, delivered executions
- * went from 2,739–2,765/s (bound by 100 slots) to 3,030/s, and on a slower host from 1,500–1,539/s
- * to 1,843–2,001/s, back to back, with the executor's CPU per execution 0.56–0.59 → 0.44–0.49 ms
- * (bench/results.md, session 9).
- */
-const DUE_JOBS_PER_CALL_SLOT = 2;
 
 /**
  * What becomes of a due job once processed, set here on the worker rather than in each job's options:
