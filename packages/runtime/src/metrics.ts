@@ -8,7 +8,7 @@
  *   kairos_executions_skipped_total{reason}          counter of due jobs dropped without a run (executor)
  *   kairos_executor_concurrency_in_use               gauge: call slots taken in this process (calls and their records in flight)
  *   kairos_executor_concurrency_limit                gauge: EXECUTOR_CONCURRENCY
- *   kairos_execution_phase_seconds{phase}            histogram of a slot's time: admission, wait, call, record (executor)
+ *   kairos_execution_phase_seconds{phase}            histogram of a due job's time: admission, wait, call, record (executor)
  *   kairos_planner_tokens_total                      counter (planner: metrics.plannerTokens.inc(n))
  *   kairos_planner_failures_total{reason}            counter (planner: metrics.plannerFailures.inc({ reason }))
  *   kairos_reconcile_repairs_total{kind}             counter: restored jobs, recomputed endpoints (scheduler)
@@ -97,17 +97,18 @@ export class KairosMetrics {
     });
     this.executorConcurrencyLimit = new Gauge({
       name: 'kairos_executor_concurrency_limit',
-      help: 'Executions this executor process runs at once at most (EXECUTOR_CONCURRENCY)',
+      help: 'Call slots of this executor process: calls and their records in flight at most (EXECUTOR_CONCURRENCY)',
       registers,
     });
-    // Where an executor slot's time goes (issue #14): at the defaults the executor was bound by how long
-    // each of its EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU: ≈ 80 ms a slot at
-    // saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (bench/results.md, session 7).
+    // Where a due job's time in the executor goes (issue #14): at the defaults the executor was bound by
+    // how long each of its EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU: ≈ 80 ms a
+    // slot at saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (bench/results.md,
+    // session 7). Since session 9 only call and record hold a call slot (services/executor/src/call-slots.ts).
     this.executionPhase = new Histogram({
       name: 'kairos_execution_phase_seconds',
       help:
-        'Time a scheduled execution spends in each phase while it holds an executor slot: admission (skip ' +
-        'rules, quota, lock), wait (until the run is due: the dispatch lead), call (every attempt), record',
+        'Time a scheduled execution spends in each phase of the executor: admission (skip rules, quota, ' +
+        'lock), wait (until the run is due, the dispatch lead, then for a call slot), call (every attempt), record',
       labelNames: ['phase'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,

@@ -17,9 +17,10 @@
  * 2 ms after their due time at p50 but 31 ms at p99 (66 ms at worst). Lateness p99 at 1,000 due/s
  * (bench/results.md, session 8), the floor 13–22 ms: lead 30 ms → 22–44 ms in nine runs; 60 ms →
  * 16–49 ms in ten; 100 ms → 16–25 ms in seven, within 2× the floor in each.
- * The cost: each execution holds its executor slot up to this long before its call (≈ rate × lead
- * slots: 50 of the default 100 at 500 due/s). A waiting run holds no response buffer, and when
- * the slots fill, due jobs are fetched later and wait less, so the lead does not lower the rate
+ * The cost: each execution holds one of the executor's due jobs (not a call slot: they are twice as
+ * many, services/executor/src/call-slots.ts) up to this long before its call (≈ rate × lead jobs: 50
+ * of the default 200 at 500 due/s). A waiting run holds no response buffer, and when the due jobs
+ * fill, they are fetched later and wait less, so the lead does not lower the rate
  * at which runs start to be late (sustained throughput 2,620 → 2,606 → 2,456/s at 30, 60, 100 ms,
  * inside the run-to-run spread). A pause that lands within the lead of a run no longer stops it.
  * Scheduler setting SCHEDULER_DISPATCH_LEAD_MS (0 turns it off).
