@@ -29,6 +29,8 @@ export interface EngineOptions {
   /** The scheduler's dispatch lead (SCHEDULER_DISPATCH_LEAD_MS); default its default. */
   dispatchLeadMs?: number;
   executorConcurrency?: number;
+  /** The executor's response memory (EXECUTOR_RESPONSE_MEMORY_MB); default its default. */
+  executorResponseMemoryMb?: number;
   /** Start no executor (tests that inspect the queue). */
   withoutExecutor?: boolean;
   /** The executor's notification delivery settings (SMTP, retry base, sweep interval). */
@@ -66,6 +68,7 @@ export async function startEngine(harness: ApiHarness, options: EngineOptions = 
         ...(options.shards ? { shards: options.shards } : {}),
         ...(options.queuePrefix ? { queuePrefix: options.queuePrefix } : {}),
         concurrency: options.executorConcurrency ?? 20,
+        ...(options.executorResponseMemoryMb ? { responseMemoryMb: options.executorResponseMemoryMb } : {}),
         egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
         ...(options.notifications ? { notifications: options.notifications } : {}),
       });
@@ -87,6 +90,7 @@ export interface StartExecutorOptions {
   consumeShards?: number[];
   queuePrefix?: string;
   concurrency: number;
+  responseMemoryMb?: number;
   egress: EgressPolicy;
   notifications?: ExecutorOptions['notifications'];
 }
@@ -101,6 +105,7 @@ export async function startExecutor(harness: ApiHarness, options: StartExecutorO
     ...(options.consumeShards ? { consumeShards: options.consumeShards } : {}),
     logger: engineLogger(),
     concurrency: options.concurrency,
+    ...(options.responseMemoryMb ? { responseMemoryMb: options.responseMemoryMb } : {}),
     egress: options.egress,
     masterKey: harness.masterKey,
     ...(options.notifications ? { notifications: options.notifications } : {}),

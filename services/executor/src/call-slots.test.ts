@@ -24,9 +24,9 @@ function works(count: number) {
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 it('runs at most its count of calls at once, the others in order as slots free, a failed one freeing its slot', async () => {
-  const slots = createCallSlots(2);
+  const slots = createCallSlots(2, 1024);
   const work = works(5);
-  const results = work.all.map((each) => slots(each).catch((error: Error) => error.message));
+  const results = work.all.map((each) => slots(100, each).catch((error: Error) => error.message));
   await settle();
   expect(work.running()).toBe(2);
   expect(await inUse()).toBe(2);
@@ -43,5 +43,45 @@ it('runs at most its count of calls at once, the others in order as slots free, 
 
   expect(await Promise.all(results)).toEqual(['call failed', 'recorded', 'recorded', 'recorded', 'recorded']);
   expect(work.most()).toBe(2);
+  expect(await inUse()).toBe(0);
+});
+
+it('holds the calls to the response memory their endpoints may return, in order, and runs a call larger than all of it alone', async () => {
+  // 4 slots, 1 MiB: two endpoints of 512 KiB fill it; the third waits though slots are free. A call
+  // larger than the budget waits for all of it, and a small one queued behind does not overtake it
+  // (FIFO: a large call is not starved).
+  const slots = createCallSlots(4, 1024);
+  const work = works(6);
+  const sizes = [512, 512, 512, 100, 4096, 100];
+  const started: number[] = [];
+  const results = work.all.map((each, index) =>
+    slots(sizes[index]!, () => {
+      started.push(index);
+      return each();
+    }),
+  );
+  await settle();
+  expect(started).toEqual([0, 1]);
+  expect(await inUse()).toBe(2);
+
+  work.finishers[0]!(false);
+  await settle();
+  expect(started).toEqual([0, 1, 2]); // 512 + 512 again; the 100 KiB call waits its turn
+  work.finishers[1]!(false);
+  await settle();
+  expect(started).toEqual([0, 1, 2, 3]);
+  work.finishers[2]!(false);
+  await settle();
+  // 4096 KiB waits for the whole budget (1 MiB: all of it), and the 100 KiB call behind it with it.
+  expect(started).toEqual([0, 1, 2, 3]);
+  work.finishers[3]!(false);
+  await settle();
+  expect(started).toEqual([0, 1, 2, 3, 4]);
+  expect(work.running()).toBe(1);
+  work.finishers[4]!(false);
+  await settle();
+  expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+  work.finishers[5]!(false);
+  expect(await Promise.all(results)).toEqual(Array(6).fill('recorded'));
   expect(await inUse()).toBe(0);
 });

@@ -1,8 +1,10 @@
 /**
  * Call slots: how many executions of this process may be calling their endpoint or recording what
- * it answered at once (EXECUTOR_CONCURRENCY, default 100), due and Test now runs alike. That is the
- * part of an execution that holds a response in memory (up to 1 MiB each: maxResponseSizeKb's cap),
- * so the slots bound the executor's memory (config.ts).
+ * it answered at once (EXECUTOR_CONCURRENCY, default 200), due and Test now runs alike, and how much
+ * response they may hold between them (EXECUTOR_RESPONSE_MEMORY_MB, default 100). That is the part
+ * of an execution that holds a response in memory: each one reserves its endpoint's
+ * maxResponseSizeKb (default 100 KiB, cap 1 MiB) for as long as it holds its slot, so the slots bound
+ * the executor's response memory whatever the endpoints' limits (config.ts).
  *
  * The due workers take more jobs than there are slots (DUE_JOBS_PER_CALL_SLOT): an execution that
  * is being admitted, waiting for its run's time (the dispatch lead) or moved by BullMQ holds no
@@ -10,6 +12,13 @@
  * 1 s on 2 cores a slot was held 30 ms (admission 7.5, wait 0.8, call 7.8, record 13.8) plus
  * BullMQ's moves, and 100 of them carried at most ≈2,770 executions/s while the CPU could carry
  * ≈3,350 (bench/results.md, session 9).
+ *
+ * Both bounds are first come, first served: a call that needs 1 MiB of a nearly full budget waits at
+ * the head of the line instead of being overtaken forever by small ones. The count is p-limit's; the
+ * memory is ResponseMemory below, written here because no library fit: async-mutex's weighted
+ * Semaphore walks every free unit on each release, 236 µs per call with a budget of 102,400 KiB
+ * (the executor's CPU per execution went from 0.24 to 0.46 ms at saturation, bench/results.md
+ * session 10); this one is O(waiting calls) per release.
  *
  * `kairos_executor_concurrency_in_use` counts the slots taken (against `…_limit`): the executor's
  * saturation alert (deploy/observability/prometheus-rules.yaml) reads calls in flight.
@@ -25,18 +34,53 @@ import pLimit from 'p-limit';
  */
 export const DUE_JOBS_PER_CALL_SLOT = 2;
 
-/** Runs `work` once a call slot is free, holding the slot until it settles. */
-export type CallSlots = <T>(work: () => Promise<T>) => Promise<T>;
+/**
+ * Runs `work` once a call slot and `responseKb` of the response memory are free, holding both
+ * until it settles.
+ */
+export type CallSlots = <T>(responseKb: number, work: () => Promise<T>) => Promise<T>;
 
-export function createCallSlots(count: number): CallSlots {
+export function createCallSlots(count: number, responseMemoryKb: number): CallSlots {
   const limit = pLimit(count);
-  return (work) =>
+  const memory = new ResponseMemory(responseMemoryKb);
+  return (responseKb, work) =>
     limit(async () => {
+      // An endpoint allowed more than the whole budget runs alone rather than never.
+      const kb = Math.min(responseKb, responseMemoryKb);
+      await memory.reserve(kb);
       metrics.executorConcurrencyInUse.inc();
       try {
         return await work();
       } finally {
         metrics.executorConcurrencyInUse.dec();
+        memory.release(kb);
       }
     });
+}
+
+/** KiB of response reserved by the calls in flight, handed out in the order they were asked for. */
+class ResponseMemory {
+  private free: number;
+  private readonly waiting: { kb: number; reserved: () => void }[] = [];
+
+  constructor(total: number) {
+    this.free = total;
+  }
+
+  reserve(kb: number): Promise<void> {
+    if (this.waiting.length === 0 && kb <= this.free) {
+      this.free -= kb;
+      return Promise.resolve();
+    }
+    return new Promise((reserved) => this.waiting.push({ kb, reserved }));
+  }
+
+  release(kb: number): void {
+    this.free += kb;
+    while (this.waiting.length > 0 && this.waiting[0]!.kb <= this.free) {
+      const next = this.waiting.shift()!;
+      this.free -= next.kb;
+      next.reserved();
+    }
+  }
 }

@@ -45,7 +45,10 @@ export interface ExecuteDeps {
   retries: Retries;
   /** The accounts' signing keys, decrypted once per stored value (signing-keys.ts). */
   signingKeys: SigningKeys;
-  /** Bounds the calls and records in flight, the part of an execution that holds a response (call-slots.ts). */
+  /**
+   * Bounds the calls and records in flight, the part of an execution that holds a response, and the
+   * response memory they reserve (call-slots.ts).
+   */
   callSlots: CallSlots;
   now: () => Date;
 }
@@ -68,7 +71,7 @@ export async function executePlannedRun(
   admitted?.(planned);
   // Waiting for the run's time takes no call slot (call-slots.ts); the call and the record do.
   if (admission.kind !== 'replay') await untilDue(planned.scheduledAt);
-  return deps.callSlots(async () => {
+  return deps.callSlots(target.maxResponseSizeKb, async () => {
     const run =
       admission.kind === 'replay' ? admission.run : await callPlannedRun(deps, target, planned, attempt, phase);
     // The recorder frees the lock once the run is committed (and on failure).
@@ -139,7 +142,7 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   const target = await loadExecutionTarget(deps.db, payload.endpointId);
   if (!target || target.accountId !== payload.accountId) throw new Error(`endpoint ${payload.endpointId} not found`);
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
-  const run = await deps.callSlots(async () => {
+  const run = await deps.callSlots(target.maxResponseSizeKb, async () => {
     const scheduledAt = deps.now();
     const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
     return deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null));

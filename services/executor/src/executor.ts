@@ -41,6 +41,7 @@ import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteD
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
 import { createCallSlots, DUE_JOBS_PER_CALL_SLOT } from './call-slots.js';
+import { RESPONSE_MEMORY_MB } from './config.js';
 import type { SmtpSettings } from './notifications/channels.js';
 import { NotificationEvents } from './notifications/notification-events.js';
 import { NotificationWorker } from './notifications/notification-worker.js';
@@ -104,7 +105,10 @@ export interface ExecutorOptions {
   /** The shards whose due jobs this process executes (KAIROS_EXECUTOR_SHARDS); default every shard. */
   consumeShards?: number[];
   logger: Logger;
+  /** Call slots (call-slots.ts). */
   concurrency: number;
+  /** The response memory the call slots may reserve between them (MiB; default 100, config.ts). */
+  responseMemoryMb?: number;
   egress: EgressPolicy;
   masterKey: Buffer;
   userAgent?: string;
@@ -177,7 +181,7 @@ export class Executor {
     const plannerPresence = new PlannerPresence(producer, options.prefix);
     const signingKeys = new SigningKeys(options.masterKey);
     // One set of call slots for the whole process, every shard and Test now runs alike.
-    const callSlots = createCallSlots(options.concurrency);
+    const callSlots = createCallSlots(options.concurrency, (options.responseMemoryMb ?? RESPONSE_MEMORY_MB) * 1024);
     this.shardDeps = shards.map((shard) => {
       const prefix = shardPrefix(options.prefix, shard);
       const queueOptions = {

@@ -15,7 +15,9 @@ const masterKey = loadConfigOrExit(() =>
 );
 const db = createDatabase({
   url: config.DATABASE_URL,
-  poolMax: config.DATABASE_POOL_MAX ?? Math.min(Math.ceil(config.EXECUTOR_CONCURRENCY / 8) + 5, 30),
+  // 18 at the default 200 slots: the per-run statements go in batches (two admission and two record
+  // batches at once at most), so the pool grows far slower than the slots.
+  poolMax: config.DATABASE_POOL_MAX ?? Math.min(Math.ceil(config.EXECUTOR_CONCURRENCY / 16) + 5, 30),
 });
 const executor = new Executor({
   db,
@@ -25,6 +27,7 @@ const executor = new Executor({
   ...(config.KAIROS_EXECUTOR_SHARDS ? { consumeShards: config.KAIROS_EXECUTOR_SHARDS } : {}),
   logger,
   concurrency: config.EXECUTOR_CONCURRENCY,
+  responseMemoryMb: config.EXECUTOR_RESPONSE_MEMORY_MB,
   egress: { allowPrivateTargets: config.KAIROS_ALLOW_PRIVATE_TARGETS, allowCidrs: config.KAIROS_ALLOWED_TARGET_CIDRS },
   masterKey,
   notifications: {
@@ -65,6 +68,7 @@ await runWorkerService({
   },
   startedDetails: {
     concurrency: config.EXECUTOR_CONCURRENCY,
+    responseMemoryMb: config.EXECUTOR_RESPONSE_MEMORY_MB,
     queueShards: config.KAIROS_QUEUE_SHARDS,
     consumedShards: config.KAIROS_EXECUTOR_SHARDS ?? 'all',
   },
