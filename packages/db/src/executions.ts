@@ -220,7 +220,15 @@ export async function recordSkippedSlot(
 
 /** Records a test execution: a run with source "test" and no change to the endpoint's state. */
 export async function recordTestRun(db: Database, run: RunOutcome): Promise<void> {
-  await db.pool.query(`WITH input AS (${RUNS_FROM_JSON}) ${INSERT_RUNS_FROM_INPUT}`, [runsJson([run])]);
+  await insertRunRows(db, [run]);
+}
+
+/**
+ * The runs' rows alone, without their endpoints' state: a Test now run, and the benchmark's cost of a
+ * durable run (bench/run.ts). A run id already recorded is left alone.
+ */
+export async function insertRunRows(db: Database, runs: RunOutcome[]): Promise<void> {
+  await db.pool.query(`WITH input AS (${RUNS_FROM_JSON}) ${INSERT_RUNS_FROM_INPUT}`, [runsJson(runs)]);
 }
 
 /** Runs as the JSON array RUNS_FROM_JSON reads (a body stays a JSON value; jsonb keeps it as is). */
