@@ -9,13 +9,35 @@ import net from 'node:net';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A port the kernel just handed out (ephemeral range, so never 3000–3003). */
+/** A free loopback port for a service started later (freePorts). */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+  return (await freePorts(1))[0]!;
+}
+
+/**
+ * `count` distinct free loopback ports for services started later, from 20000–29999: below the
+ * kernel's ephemeral range (32768–60999 by default), so no other process's port-0 listener or
+ * outgoing connection is handed one between this release and the service's bind. Ports from the
+ * ephemeral range were (seen in clean-clone CI: the api's port answered as another test's worker
+ * health server, and every POST met its 405). All are held until the last is found, so they differ.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const held: net.Server[] = [];
+  try {
+    for (let attempt = 0; held.length < count && attempt < 200; attempt += 1) {
+      const server = net.createServer();
+      const port = 20_000 + Math.floor(Math.random() * 10_000);
+      const bound = await new Promise<boolean>((resolve) => {
+        server.once('error', () => resolve(false));
+        server.listen(port, '127.0.0.1', () => resolve(true));
+      });
+      if (bound) held.push(server);
+    }
+    if (held.length < count) throw new Error(`no ${count} free ports in 20000–29999`);
+    return held.map((server) => (server.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
 }
 
 /** Direct children of `parentPid` whose command line names services/<service>/, by service. */

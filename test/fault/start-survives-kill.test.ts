@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../db.js';
 import { REDIS_URL } from '../env.mjs';
-import { answers200, exitOf, freePort, isAlive, killAll, serviceChildren, waitFor } from './processes.js';
+import { answers200, exitOf, freePorts, isAlive, killAll, serviceChildren, waitFor } from './processes.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const SERVICES = ['api', 'scheduler', 'executor', 'planner'];
@@ -31,7 +31,8 @@ afterAll(async () => {
 });
 
 it('keeps the other services running and restarts a service killed with SIGKILL', async () => {
-  const ports = { api: await freePort(), scheduler: await freePort(), executor: await freePort() };
+  const [api, scheduler, executor, planner] = (await freePorts(4)) as [number, number, number, number];
+  const ports = { api, scheduler, executor, planner };
   start = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
     cwd: ROOT,
     env: {
@@ -48,7 +49,7 @@ it('keeps the other services running and restarts a service killed with SIGKILL'
       PORT: String(ports.api),
       SCHEDULER_HEALTH_PORT: String(ports.scheduler),
       EXECUTOR_HEALTH_PORT: String(ports.executor),
-      PLANNER_HEALTH_PORT: String(await freePort()),
+      PLANNER_HEALTH_PORT: String(ports.planner),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startTarget, type Target } from './load.js';
-import { answers200, exitOf, freePort, killAll, serviceChildren, waitFor } from './processes.js';
+import { answers200, exitOf, freePorts, killAll, serviceChildren, waitFor } from './processes.js';
 import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from './stores.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -51,12 +51,8 @@ export async function startSystem(): Promise<System> {
     cleanups.push(() => redis.stop());
     const target = await startTarget();
     cleanups.push(() => target.stop());
-    const healthPorts = {
-      api: await freePort(),
-      scheduler: await freePort(),
-      executor: await freePort(),
-      planner: await freePort(),
-    };
+    const [api, scheduler, executor, planner] = (await freePorts(4)) as [number, number, number, number];
+    const healthPorts = { api, scheduler, executor, planner };
     const databaseUrl = `${postgres.baseUrl}/kairos`;
     start = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
       cwd: ROOT,
