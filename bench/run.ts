@@ -28,7 +28,6 @@
  * default 3000; more where got's ceiling is higher: sustainedLoad),
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +41,7 @@ import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { DueQueue } from '../services/scheduler/src/due-queue.js';
 import { Reconciler } from '../services/scheduler/src/reconcile.js';
 import { startRedisCluster, type RedisCluster } from '../test/redis-cluster.js';
+import { runOutcome } from '../test/runs-fixtures.js';
 import {
   PG_BASE,
   ROOT,
@@ -570,26 +570,12 @@ async function durableRunCost(): Promise<DurableRunFigures> {
       for (let round = 0; round < 12; round += 1, from += 1000) {
         for (let index = 0; index < endpointIds.length; index += DURABLE_BATCH) {
           const at = new Date(from);
-          const runs = endpointIds.slice(index, index + DURABLE_BATCH).map((endpointId): RunOutcome => ({
-            id: randomUUID(),
-            accountId,
-            endpointId,
-            source: 'baseline',
-            status: 'success',
-            scheduledAt: at,
-            startedAt: at,
-            completedAt: at,
-            durationMs: 1,
-            statusCode: 200,
+          // A 200 with a small JSON body, as the benchmark's target answers.
+          const runs = endpointIds.slice(index, index + DURABLE_BATCH).map((endpointId) => ({
+            ...runOutcome({ accountId, endpointId }, at),
             responseBody: { ok: true },
             responseFormat: 'json',
-            responseTruncated: false,
-            responseBodyAltered: false,
             responseSizeBytes: 11,
-            errorKind: null,
-            errorMessage: null,
-            attempt: 1,
-            attempts: null,
           }));
           await write(runs);
           written += runs.length;
@@ -899,7 +885,7 @@ async function clusterScenarios(target: Target): Promise<void> {
       const owners = await Promise.all([0, 1, 2].map((shard) => cluster.masterOf(shardPrefix(candidate, shard))));
       if (new Set(owners).size === masters.length) prefix = candidate;
     }
-    report(`## Redis Cluster (3 masters + 3 replicas on loopback), ${SUSTAINED.toLocaleString('en')} endpoints at 1 s`);
+    report(`## Redis Cluster (3 masters + 3 replicas on loopback), ${thousands(SUSTAINED)} endpoints at 1 s`);
     report('');
     report('| queue shards | delivered/s | lateness p50 / p99 | Redis commands per execution | per master |');
     report('|---|---|---|---|---|');
@@ -1113,7 +1099,7 @@ async function main(): Promise<void> {
     }
     if (runs('scale')) {
       const scale = await reconcileScale(redis);
-      report(`## ${scale.endpoints.toLocaleString('en')} registered endpoints`);
+      report(`## ${thousands(scale.endpoints)} registered endpoints`);
       report('');
       report(`- registered by one INSERT … SELECT generate_series: ${(scale.insertMs / 1000).toFixed(1)} s`);
       report(
