@@ -179,9 +179,14 @@ export async function startTarget(): Promise<Target> {
   };
 }
 
-/** Runs bench/<script>.ts through tsx as a child process with `env`; `ipc` for scripts that talk back. */
+/**
+ * Runs bench/<script>.ts through tsx as a child process with `env`; `ipc` for scripts that talk back.
+ * Profiled like the services under BENCH_CPU_PROF, named after the script and its role (SKELETON_ROLE).
+ */
 export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)], {
+  const name = [script.replace(/\.ts$/, ''), env.SKELETON_ROLE].filter(Boolean).join('-');
+  const args = [...profileArgs(name), '--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)];
+  return spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

@@ -28,6 +28,7 @@
  * default 3000; more where got's ceiling is higher: sustainedLoad),
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
  */
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,7 @@ import { createLogger } from '@kairos/runtime';
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
+import { CALL_SLOTS as EXECUTOR_CALL_SLOTS } from '../services/executor/src/config.js';
 import { DueQueue } from '../services/scheduler/src/due-queue.js';
 import { Reconciler } from '../services/scheduler/src/reconcile.js';
 import { startRedisCluster, type RedisCluster } from '../test/redis-cluster.js';
@@ -448,40 +450,122 @@ async function floorScenario(rate: number, target: Target, redis: Redis): Promis
     FLOOR_RUN_MS: String(WARMUP_MS + WINDOW_MS + 1000),
   });
   try {
-    const startAt = await new Promise<number>((resolve, reject) => {
-      child.once('message', (message) => resolve((message as { startAt: number }).startAt));
-      child.once('exit', () => reject(new Error('the floor process exited before it started')));
-    });
-    const from = startAt + WARMUP_MS;
-    const to = from + WINDOW_MS;
+    const { startAt } = await messageFrom<{ startAt: number }>(child, 'the floor process');
     const processes = { floor: [child.pid], redis: [redisPid], target: [target.pid] };
-    await sleep(from - Date.now());
-    const cpuBefore = cpuOf(processes);
-    await sleep(to - Date.now());
-    const cpuAfter = cpuOf(processes);
-    await sleep(to + 1500 - Date.now());
-    const seen = await target.take();
-    const lateness = seen.dues.flatMap((due, index) => (due >= from && due < to ? [seen.arrivals[index]! - due] : []));
-    const arrived = seen.arrivals.filter((arrival) => arrival >= from && arrival < to).length;
-    // Per job delivered in the window: at saturation fewer arrive than fall due.
-    const jobs = Math.max(1, arrived);
-    return {
-      lateness: summarize(lateness),
-      delivered: arrived / (WINDOW_MS / 1000),
-      cpu: Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / jobs])),
-    };
+    return await windowFrom(startAt, async () => processes, target);
   } finally {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      if (child.connected) child.send('stop');
-      else child.kill('SIGKILL');
-    });
+    await stopScript(child);
     await deleteKeys(prefix, redis);
   }
+}
+
+/**
+ * The card's shape at its least at saturation (bench/skeleton.ts: its executor and scheduler in processes
+ * of their own, Kairos's read and record statements, SKELETON_PLAN with its recompute's too), `endpoints`
+ * at 1 s: what the shape with a durable run delivers before Kairos's own work, beside the floor and the
+ * ceiling of the same pair.
+ */
+async function skeletonScenario(
+  endpoints: number,
+  target: Target,
+  redis: Redis,
+  options: { plan: boolean },
+): Promise<FloorFigures> {
+  const env = await setup(`skeleton_${options.plan ? 'plan' : 'least'}`);
+  const common = {
+    SKELETON_REDIS_URL: redisUrl,
+    SKELETON_PREFIX: env.prefix,
+    SKELETON_DATABASE_URL: env.url,
+    SKELETON_PLAN: options.plan ? '1' : '0',
+  };
+  const children: ChildProcess[] = [];
+  try {
+    await insertEndpoints(env.db, endpoints, target.url, false);
+    const executor = startScript('skeleton.ts', {
+      ...common,
+      SKELETON_ROLE: 'executor',
+      SKELETON_TARGET: target.url,
+      SKELETON_CALLS: String(EXECUTOR_CALL_SLOTS),
+    });
+    children.push(executor);
+    await messageFrom(executor, 'the skeleton executor');
+    const scheduler = startScript('skeleton.ts', {
+      ...common,
+      SKELETON_ROLE: 'scheduler',
+      SKELETON_RUN_MS: String(WARMUP_MS + WINDOW_MS + 1000),
+    });
+    children.push(scheduler);
+    const { startAt } = await messageFrom<{ startAt: number }>(scheduler, 'the skeleton scheduler');
+    // The backends are read when the window opens: the scripts' pools connect once runs fall due.
+    const processes = async () => {
+      const { rows: backends } = await env.db.pool.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE datname = $1`,
+        [env.name],
+      );
+      return {
+        executor: [executor.pid],
+        scheduler: [scheduler.pid],
+        redis: [redisPid],
+        postgres: backends.map((backend) => backend.pid),
+        target: [target.pid],
+      };
+    };
+    return await windowFrom(startAt, processes, target);
+  } finally {
+    for (const child of children) await stopScript(child);
+    await teardown(env, single(redis));
+  }
+}
+
+/** The first IPC message of a bench script (its start), or an error when it exits first. */
+function messageFrom<T>(child: ChildProcess, name: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as T));
+    child.once('exit', () => reject(new Error(`${name} exited before it started`)));
+  });
+}
+
+/** Asks a bench script to stop ('stop' over IPC), killing it after 10 s. */
+function stopScript(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    if (child.connected) child.send('stop');
+    else child.kill('SIGKILL');
+  });
+}
+
+/**
+ * A baseline's window, WARMUP_MS after its first due time: lateness (arrival − due), the calls that
+ * arrived per second, and the CPU ms one of them cost each process group.
+ */
+async function windowFrom(
+  startAt: number,
+  processesAt: () => Promise<Record<string, (number | undefined)[]>>,
+  target: Target,
+): Promise<FloorFigures> {
+  const from = startAt + WARMUP_MS;
+  const to = from + WINDOW_MS;
+  await sleep(from - Date.now());
+  const processes = await processesAt();
+  const cpuBefore = cpuOf(processes);
+  await sleep(to - Date.now());
+  const cpuAfter = cpuOf(processes);
+  await sleep(to + 1500 - Date.now());
+  const seen = await target.take();
+  const lateness = seen.dues.flatMap((due, index) => (due >= from && due < to ? [seen.arrivals[index]! - due] : []));
+  const arrived = seen.arrivals.filter((arrival) => arrival >= from && arrival < to).length;
+  // Per job delivered in the window: at saturation fewer arrive than fall due.
+  const jobs = Math.max(1, arrived);
+  return {
+    lateness: summarize(lateness),
+    delivered: arrived / (WINDOW_MS / 1000),
+    cpu: Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / jobs])),
+  };
 }
 
 /**
@@ -607,6 +691,7 @@ function reportCpu(
   floor: FloorFigures,
   offered: number[],
   durable: DurableRunFigures,
+  planned: FloorFigures,
 ) {
   const total = (figures: KairosFigures) => cpuTotal(figures.cpu);
   const budgetMs = (cpus().length * 1000) / (0.7 * raw.rate);
@@ -656,10 +741,24 @@ function reportCpu(
       `${durableMs.toFixed(3)} ms against the ${budgetMs.toFixed(3)} ms that 70 % of the ceiling allows, which leaves ` +
       `${(budgetMs - durableMs).toFixed(3)} ms for Kairos's own work; it costs ${(total(off) - durableMs).toFixed(3)} ms.`,
   );
+  // The floor is not the shape's least cost: its worker adds each next job itself, one round trip per
+  // call, where the shape's scheduler adds a batch's in one write. The skeleton is the shape as built,
+  // durable, before Kairos's own work; Kairos minus it, by process, is that work.
+  const extra = Object.keys(off.cpu).map((name) => `${name} ${(off.cpu[name]! - (planned.cpu[name] ?? 0)).toFixed(3)}`);
+  report(
+    `The card's shape at its least with the planned run stored (bench/skeleton.ts, ${planned.delivered.toFixed(0)} executions/s) costs ` +
+      `${cpuTotal(planned.cpu).toFixed(3)} ms per execution (${cpuLine(planned.cpu)}), ${(budgetMs - cpuTotal(planned.cpu)).toFixed(3)} ms ` +
+      `inside the budget. Kairos costs ${(total(off) - cpuTotal(planned.cpu)).toFixed(3)} ms more: its own work by process (${extra.join(', ')}).`,
+  );
   report('');
 }
 
 const thousands = (value: number) => value.toLocaleString('en');
+/** CPU ms per job by process and in all (a figure's `cpu`). */
+const cpuLine = (cpu: Record<string, number>) =>
+  `${Object.entries(cpu)
+    .map(([name, value]) => `${name} ${value.toFixed(3)}`)
+    .join(', ')}; all ${cpuTotal(cpu).toFixed(3)} ms per job`;
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(value < 10 ? 1 : 0) : '–');
 const pct = (value: number) => `${(value * 100).toFixed(0)} %`;
 
@@ -953,6 +1052,10 @@ async function main(): Promise<void> {
       // the pair's ceiling. Twice the pair's load: 3,000 endpoints left the floor idle 25 % of the
       // time (0.48 ms per job on two cores).
       const floorRuns: FloorFigures[] = [];
+      // The card's shape at its least (bench/skeleton.ts), without and with the stored planned run, at
+      // the pair's load: what the shape with a durable run delivers before Kairos's own work.
+      const leastRuns: FloorFigures[] = [];
+      const plannedRuns: FloorFigures[] = [];
       const offered: number[] = [];
       for (let pair = 0; pair < PAIRS; pair += 1) {
         ceilings.push(await ceiling(target));
@@ -960,6 +1063,8 @@ async function main(): Promise<void> {
         offRuns.push(await kairosScenario(`sustained_off`, offered[pair]!, target, single(redis), { ai: false }));
         onRuns.push(await kairosScenario(`sustained_on`, offered[pair]!, target, single(redis), { ai: true }));
         floorRuns.push(await floorScenario(2 * offered[pair]!, target, redis));
+        leastRuns.push(await skeletonScenario(offered[pair]!, target, redis, { plan: false }));
+        plannedRuns.push(await skeletonScenario(offered[pair]!, target, redis, { plan: true }));
       }
       const [off, on] = [meanFigures(offRuns), meanFigures(onRuns)];
       const raw = {
@@ -980,6 +1085,17 @@ async function main(): Promise<void> {
           `Kairos: ${pct(off.delivered / meanOf(floorRuns.map((run) => run.delivered)))} of it | ` +
           `the floor alone: ${pct(meanOf(floorRatios))} of the ceiling (pairs: ${each(floorRatios, pct)}) | what the 70 % target leaves for a durable run |`,
       );
+      for (const [label, runs] of [
+        ['the shape at its least: read, call, record, announce, next due job (bench/skeleton.ts)', leastRuns],
+        ['the same with the planned run stored first (the recompute statement)', plannedRuns],
+      ] as const) {
+        const ratios = runs.map((run, index) => run.delivered / ceilings[index]!.rate);
+        rows.push(
+          `| ${label}: delivered/s (${each(offered, thousands)} endpoints; ${each(runs.map((run) => run.delivered))}) | ` +
+            `Kairos: ${pct(off.delivered / meanOf(runs.map((run) => run.delivered)))} of it | ` +
+            `${pct(meanOf(ratios))} of the ceiling (pairs: ${each(ratios, pct)}) | the target in the card's shape, before Kairos's own work |`,
+        );
+      }
       rows.push(
         `| AI scheduling on, no model: delivered/s (${each(offered, thousands)} endpoints; mean of ${each(onRuns.map((run) => run.delivered))}) | ${on.delivered.toFixed(0)}/s | ` +
           `AI off: ${off.delivered.toFixed(0)}/s | ${pct(on.delivered / off.delivered)} of AI off (≥ 90 %) |`,
@@ -995,7 +1111,27 @@ async function main(): Promise<void> {
           `scripts ${off.redisScripts.toFixed(2)} (${on.redisScripts.toFixed(2)}), PostgreSQL transactions ${off.pgTransactions.toFixed(2)} (${on.pgTransactions.toFixed(2)}).`,
       );
       report('');
-      reportCpu(off, on, raw, meanFloor(floorRuns), offered, await durableRunCost());
+      reportCpu(off, on, raw, meanFloor(floorRuns), offered, await durableRunCost(), meanFloor(plannedRuns));
+      report('');
+    }
+    if (runs('skeleton') && !runs('outside')) {
+      // The shape at its least alone (the outside part runs it beside each pair): for work on the gap.
+      const raw = await ceiling(target);
+      const load = sustainedLoad(raw.rate);
+      const floor = await floorScenario(2 * load, target, redis);
+      report(
+        `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
+      );
+      for (const plan of [false, true]) {
+        const figures = await skeletonScenario(load, target, redis, { plan });
+        report(
+          `the shape at its least${plan ? ', planned run stored' : ''}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)})`,
+        );
+      }
+      const kairos = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
+      report(
+        `Kairos, AI off: ${kairos.delivered.toFixed(0)}/s, ${pct(kairos.delivered / raw.rate)} of the ceiling (${cpuLine(kairos.cpu)})`,
+      );
       report('');
     }
     if (runs('rt')) {

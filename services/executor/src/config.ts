@@ -1,6 +1,8 @@
 import { baseConfigShape, booleanFlag, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
 
+/** EXECUTOR_CONCURRENCY's default (call slots; why 200: below). */
+export const CALL_SLOTS = 200;
 /** EXECUTOR_RESPONSE_MEMORY_MB's default (MiB). */
 export const RESPONSE_MEMORY_MB = 100;
 
@@ -17,7 +19,7 @@ const schema = z.object({
    * was taken. On a slower host (session 9) 200 read 1,996 and 2,160/s against 1,923 and 1,820/s.
    * Memory is bounded by EXECUTOR_RESPONSE_MEMORY_MB, not by this count.
    */
-  EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(200),
+  EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(CALL_SLOTS),
   /**
    * The response memory the call slots may hold between them, in MiB: each call reserves its
    * endpoint's maxResponseSizeKb (default 100 KiB, cap 1 MiB) until its run is recorded, and waits
