@@ -6,3 +6,4 @@ export * from './trace-context.js';
 export * from './notification-queue.js';
 export * from './shards.js';
 export * from './planner-presence.js';
+export * from './redis-script.js';

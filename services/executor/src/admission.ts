@@ -1,10 +1,10 @@
 /**
  * Admission of planned runs, in batches (a GroupCommit): may this due job's run start now? One query
  * reads every run's endpoint, job status and signing key; the skip rules apply (gone, archived, job
- * not active, stale, slot already recorded, paused); then one Redis write checks each account's
- * monthly runs counter (run-quota.ts) and takes each endpoint's running lock (running-lock.ts) in a
- * single script per execution. Per execution that was three round
- * trips (endpoint, counter, lock); under load it is a fraction of two (bench/results.md).
+ * not active, stale, slot already recorded, paused); then one Redis script for the whole batch
+ * checks each account's monthly runs counter (run-quota.ts) and takes each endpoint's running lock
+ * (running-lock.ts). Per execution that was three round trips (endpoint, counter, lock); under load
+ * it is a fraction of two (bench/results.md).
  *
  * The due job names the endpoint and the version its run was planned at (dueJobId); the planned run
  * itself (run id, time, source) is read with the endpoint, from the row, when the versions match:
@@ -31,7 +31,7 @@ import {
   type PlannedRun,
   type RunOutcome,
 } from '@kairos/db/system';
-import type { DueJobRef, RedisConnection } from '@kairos/queue';
+import { BatchScript, type DueJobRef, type RedisConnection } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure } from '@kairos/runtime';
 import { OutcomeStash, returnStashedLua } from './outcome-stash.js';
 import { COUNTER_MISSING, QUOTA_EXHAUSTED, checkQuotaLua, type RunQuota } from './run-quota.js';
@@ -46,16 +46,18 @@ export type Admission =
   | { kind: 'replay'; target: ExecutionTarget; planned: PlannedRun; run: RunOutcome }
   | { kind: 'skipped'; reason: SkipReason };
 
-/** The admission script's keys and arguments, by position (Lua's KEYS[n], ARGV[n]). */
-const KEY = { quota: 1, lock: 2, stash: 3 } as const;
-const ARG = { limit: 1, holder: 2, leaseMs: 3 } as const;
 /**
- * Returns the stashed outcome (a string) when there is one, else COUNTER_MISSING or QUOTA_EXHAUSTED
- * (run-quota.ts), 0 another run holds the lock, 1 admitted.
+ * The admission script, one for the batch's candidates (BatchScript). Per candidate it returns the
+ * stashed outcome (a string) when there is one, else COUNTER_MISSING or QUOTA_EXHAUSTED
+ * (run-quota.ts), 0 another run holds the lock, 1 admitted; or an error where Redis refused its keys.
  */
-const ADMIT = `${returnStashedLua(KEY.stash)}
-${checkQuotaLua(KEY.quota, ARG.limit)}
-${admitLockLua(KEY.lock, ARG.holder, ARG.leaseMs)}`;
+const ADMIT = new BatchScript(
+  { quota: 1, lock: 2, stash: 3 },
+  { limit: 1, holder: 2, leaseMs: 3 },
+  (k, a) => `${returnStashedLua(`${k} + 3`)}
+${checkQuotaLua(`${k} + 1`, `${a} + 1`)}
+${admitLockLua(`${k} + 2`, `${a} + 2`, `${a} + 3`)}`,
+);
 
 /** Why the due job's run may not start (null: it may); `planned` is plannedRunOf(target). */
 export function skipReason(
@@ -154,27 +156,27 @@ export class Admissions {
     );
     if (candidates.length === 0) return admissions as Admission[];
 
-    const pipeline = redis.pipeline();
-    for (const { planned, target } of candidates) {
-      const keys = {
-        quota: runQuota.key(target.accountId, now),
-        lock: lock.key(target.id),
-        stash: stash.key(planned.runId),
-      };
-      const args = {
-        limit: runQuota.limit(target),
-        holder: lock.holder(planned.runId, planned.scheduleVersion),
-        // With the endpoint's opt-in retries the lease covers every attempt and wait.
-        leaseMs: lock.leaseMs(executionBudgetMs(target)),
-      };
-      pipeline.eval(ADMIT, 3, ...inOrder(KEY, keys), ...inOrder(ARG, args));
-    }
-    const replies = (await pipeline.exec()) ?? [];
+    const replies = await ADMIT.run(
+      redis,
+      candidates.map(({ planned, target }) => ({
+        keys: {
+          quota: runQuota.key(target.accountId, now),
+          lock: lock.key(target.id),
+          stash: stash.key(planned.runId),
+        },
+        args: {
+          limit: runQuota.limit(target),
+          holder: lock.holder(planned.runId, planned.scheduleVersion),
+          // With the endpoint's opt-in retries the lease covers every attempt and wait.
+          leaseMs: lock.leaseMs(executionBudgetMs(target)),
+        },
+      })),
+    );
     await Promise.all(
       candidates.map(async ({ planned, index, target }, position) => {
-        const [error, reply] = replies[position] ?? [new Error('no reply')];
+        const reply = replies[position] ?? new Error('no reply');
         try {
-          if (error) throw error;
+          if (reply instanceof Error) throw reply;
           admissions[index] = await this.settle(planned, target, reply, now);
         } catch (failure) {
           // Redis refused this item's keys (e.g. WRONGTYPE): its own fault, so the batch is split.
@@ -255,13 +257,6 @@ export class Admissions {
     }
     return code === 1 ? { kind: 'admitted', target, planned: planned } : { kind: 'skipped', reason: 'overlap' };
   }
-}
-
-/** Values named like `layout`'s entries, in the positions it gives them (1-based, as Lua's KEYS/ARGV). */
-function inOrder<K extends string>(layout: Record<K, number>, values: Record<K, string | number>): (string | number)[] {
-  const ordered: (string | number)[] = [];
-  for (const name of Object.keys(layout) as K[]) ordered[layout[name] - 1] = values[name];
-  return ordered;
 }
 
 /** An error reply from Redis to one command (ioredis's ReplyError), as opposed to a lost connection. */

@@ -7,11 +7,12 @@
  *   headers and the endpoint's own;
  * - it records the full URL, whose path or query is often the secret (webhook URLs, tokens): this
  *   span keeps the scheme, host and port only.
- * No-op when tracing is off (the API's no-op tracer and propagator: no span, no header).
+ * No-op when tracing is off (the API's no-op tracer and propagator: no span, no header), and then
+ * skipped altogether (`isTracingOn`): the call as it is, with no span, attributes or URL parsing.
  */
 import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { endingSpan } from '@kairos/queue';
+import { endingSpan, isTracingOn } from '@kairos/queue';
 import type { HttpOutcome, TraceHeaders } from './http/index.js';
 
 const tracer = trace.getTracer('kairos');
@@ -34,6 +35,17 @@ export function traceOutboundCall(
   request: { method: string; url: string; runId: string; endpointId: string; propagateTrace: boolean },
   call: (traceHeaders: TraceHeaders) => Promise<HttpOutcome>,
 ): Promise<HttpOutcome> {
+  // Off (the default), the span, its attributes, the parsed URL and the contexts were the no-op
+  // tracer's and sent nothing: about 1 % of the executor's busy time at saturation with
+  // processJobSpan's (`node --cpu-prof`).
+  if (!isTracingOn()) {
+    // As the span's async wrapper would: a synchronous throw becomes the promise's rejection.
+    try {
+      return call({});
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   // An unusable URL is the call's own failure (invalid_request); the span just has no address.
   const target = URL.canParse(request.url) ? new URL(request.url) : null;
   return tracer.startActiveSpan(

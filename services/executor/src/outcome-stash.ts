@@ -11,15 +11,19 @@
  * What stays at-least-once: a process that dies between the call and the stash (docs/invariants.md).
  */
 import type { RunOutcome } from '@kairos/db/system';
+import type { LuaIndex } from '@kairos/queue';
 import type { ChainableCommander } from 'ioredis';
 
 /** Long enough to outlast an outage the five attempts and the 15 s reconcile sweep retry through. */
 const STASH_TTL_MS = 86_400_000;
 
 /** Lua: returns the stashed outcome at KEYS[key] when there is one (the caller then returns it). */
-export const returnStashedLua = (key: number) => `
+export const returnStashedLua = (key: LuaIndex) => `
 local stashed = redis.call('get', KEYS[${key}])
 if stashed then return stashed end`;
+
+/** Lua: forgets the stashed outcome at KEYS[key] (its run is recorded). */
+export const deleteStashedLua = (key: LuaIndex) => `redis.call('del', KEYS[${key}])`;
 
 export class OutcomeStash {
   constructor(private readonly prefix: string) {}
@@ -31,11 +35,6 @@ export class OutcomeStash {
   /** Keeps a completed call's outcome until its run is recorded (or for a day), queued on a pipeline. */
   saveIn(pipeline: ChainableCommander, run: RunOutcome): void {
     pipeline.set(this.key(run.id), JSON.stringify(run), 'PX', STASH_TTL_MS);
-  }
-
-  /** Forgets a recorded run's outcome, queued on the recorder's pipeline. */
-  deleteIn(pipeline: ChainableCommander, runId: string): void {
-    pipeline.del(this.key(runId));
   }
 
   /** The outcome as `save` wrote it (JSON keeps no Date). */

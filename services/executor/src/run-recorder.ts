@@ -23,6 +23,7 @@ import { toStorableText } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
 import {
+  BatchScript,
   traceContextOf,
   type PlannerPresence,
   type RunCompletedPayload,
@@ -32,9 +33,24 @@ import { GroupCommit, isItemFailure } from '@kairos/runtime';
 import type { Queue } from 'bullmq';
 import type { RedisConnection } from '@kairos/queue';
 import type { NotificationEvents } from './notifications/notification-events.js';
-import type { OutcomeStash } from './outcome-stash.js';
-import type { RunQuota } from './run-quota.js';
-import type { RunningLock } from './running-lock.js';
+import { deleteStashedLua, type OutcomeStash } from './outcome-stash.js';
+import { countRunLua, type RunQuota } from './run-quota.js';
+import { LOCK_MARGIN_MS, releaseRecordedLua, type RunningLock } from './running-lock.js';
+
+/**
+ * The Redis end of a recorded batch, one script for all its executions (BatchScript): each frees its
+ * running lock to its run's recorded mark, counts its run against the quota when this delivery
+ * recorded it, and forgets its stashed outcome when it was a replay. An item Redis refuses (wrong
+ * type) leaves the others done, as the per-item pipeline it replaces did.
+ */
+const FINISH = new BatchScript(
+  { lock: 1, quota: 2, stash: 3 },
+  { holder: 1, mark: 2, markMs: 3, count: 4, forget: 5 },
+  (k, a) => `
+do ${releaseRecordedLua(`${k} + 1`, `${a} + 1`, `${a} + 2`, `${a} + 3`)} end
+if ARGV[${a} + 4] == '1' then ${countRunLua(`${k} + 2`)} end
+if ARGV[${a} + 5] == '1' then ${deleteStashedLua(`${k} + 3`)} end`,
+);
 
 export interface FinishedExecution {
   run: RunOutcome;
@@ -134,13 +150,21 @@ export class RunRecorder {
       db,
       items.map((item) => item.run),
     );
-    const pipeline = redis.pipeline();
-    for (const { run, isReplay, scheduleVersion } of items) {
-      // Recorded by this delivery or an earlier one: the mark refuses a later due job of the same run.
-      lock.releaseRecordedIn(pipeline, run.endpointId, run.id, scheduleVersion);
-      if (recorded.has(run.id)) runQuota.countIn(pipeline, run.accountId, run.startedAt);
-      if (isReplay) stash.deleteIn(pipeline, run.id);
-    }
+    // Recorded by this delivery or an earlier one: the mark refuses a later due job of the same run.
+    const finished = items.map(({ run, isReplay, scheduleVersion }) => ({
+      keys: {
+        lock: lock.key(run.endpointId),
+        quota: runQuota.key(run.accountId, run.startedAt),
+        stash: stash.key(run.id),
+      },
+      args: {
+        holder: lock.holder(run.id, scheduleVersion),
+        mark: lock.recordedMark(run.id),
+        markMs: LOCK_MARGIN_MS,
+        count: recorded.has(run.id) ? 1 : 0,
+        forget: isReplay ? 1 : 0,
+      },
+    }));
     const events = items.map(({ run, scheduleVersion, traceparent }) => ({
       name: 'completed',
       data: {
@@ -159,7 +183,7 @@ export class RunRecorder {
       ? events.filter((_, index) => items[index]!.aiSchedulingEnabled)
       : [];
     await Promise.all([
-      pipeline.exec(),
+      FINISH.run(redis, finished),
       this.deps.runCompleted.add('completed', { runs: events.map((event) => event.data) }),
       forPlanner.length > 0 ? this.deps.runCompletedForPlanner.addBulk(forPlanner) : undefined,
       // Only endpoints that failed or are marked failing can change state: a batch of successes on

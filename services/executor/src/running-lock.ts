@@ -18,7 +18,7 @@
  * The lock's whole lifecycle is here: admission.ts runs `admitLockLua` inside its one admission
  * script (or `admit` when it leaves the batch path); run-recorder.ts releases it on every path.
  */
-import type { RedisConnection } from '@kairos/queue';
+import type { LuaIndex, RedisConnection } from '@kairos/queue';
 import type { ChainableCommander } from 'ioredis';
 
 /** Milliseconds beyond the request timeout that an execution's lock outlives it (record + emit). */
@@ -26,13 +26,14 @@ export const LOCK_MARGIN_MS = 30_000;
 
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 /**
- * ARGV: [1] the holder, [2] its run's recorded mark, [3] how long the mark stays. A free key gets the mark
- * too: a replayed delivery records its run without taking the lock (admission.ts).
+ * Lua: frees the lock at KEYS[lockKey] of a recorded run when ARGV[holder] holds it, leaving the run's
+ * recorded mark ARGV[mark] for ARGV[markMs]. A free key gets the mark too: a replayed delivery records
+ * its run without taking the lock (admission.ts).
  */
-const RELEASE_RECORDED = `
-local holder = redis.call('get', KEYS[1])
-if holder == ARGV[1] or holder == false then return redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
-return 0`;
+export const releaseRecordedLua = (lockKey: LuaIndex, holder: LuaIndex, mark: LuaIndex, markMs: LuaIndex) => `
+local held = redis.call('get', KEYS[${lockKey}])
+if held == ARGV[${holder}] or held == false then redis.call('set', KEYS[${lockKey}], ARGV[${mark}], 'PX', ARGV[${markMs}]) end`;
+const RELEASE_RECORDED = releaseRecordedLua(1, 1, 2, 3);
 /** The suffix of a recorded run's mark (a holder ends in @<scheduleVersion>, a number). */
 const RECORDED = '@recorded';
 
@@ -40,7 +41,7 @@ const RECORDED = '@recorded';
  * Lua: takes the lock at KEYS[lockKey] for ARGV[holder] (or keeps it: a retry of the same due job)
  * for ARGV[leaseMs] and returns 1; returns 0 when another run holds it or this run is recorded.
  */
-export const admitLockLua = (lockKey: number, holder: number, leaseMs: number) => `
+export const admitLockLua = (lockKey: LuaIndex, holder: LuaIndex, leaseMs: LuaIndex) => `
 local holder = redis.call('get', KEYS[${lockKey}])
 local recorded = string.match(ARGV[${holder}], '^(.*)@') .. '${RECORDED}'
 if holder == false or holder == ARGV[${holder}]
@@ -67,7 +68,7 @@ export class RunningLock {
   }
 
   /** The key's value once run `runId` is recorded (admitLockLua builds the same from a holder). */
-  private recordedMark(runId: string): string {
+  recordedMark(runId: string): string {
     return `${runId}${RECORDED}`;
   }
 

@@ -35,7 +35,7 @@
  */
 import type { RedisConnection } from '@kairos/queue';
 import type { Queue } from 'bullmq';
-import { RedisScript } from './redis-script.js';
+import { RedisScript } from '@kairos/queue';
 
 /** One due job to add: its id (dueJobId), its delay from `timestamp` (ms, 0 = due now) and its data as JSON. */
 export interface DueJobEntry {

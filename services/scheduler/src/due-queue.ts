@@ -27,7 +27,7 @@ import {
 } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { addDueJobs } from './due-bulk-add.js';
-import { RedisScript } from './redis-script.js';
+import { RedisScript } from '@kairos/queue';
 
 /** Which of KEYS exist: one '1' or '0' per key, in order. */
 const JOBS_EXIST = new RedisScript(`

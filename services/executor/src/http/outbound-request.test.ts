@@ -120,6 +120,35 @@ describe('prepareRequest', () => {
     expect(prepare({}).headers).not.toHaveProperty('traceparent');
   });
 
+  it('renders tokens in the query and the body, and builds no template values when there are none', () => {
+    let reads = 0;
+    const counting: ExecutionContext = {
+      ...context,
+      get scheduledAt() {
+        reads += 1;
+        return context.scheduledAt;
+      },
+    };
+    const plain = prepare(
+      { url: 'https://api.example.com/hook?a={b}', body: { '{{runId}}': ['x', { y: 1 }] } },
+      counting,
+    );
+    expect(plain.url.href).toBe('https://api.example.com/hook?a={b}');
+    expect(plain.body).toBe('{"{{runId}}":["x",{"y":1}]}');
+    expect(prepare({ body: 'text {runId}' }, counting).body).toBe('text {runId}');
+    expect(reads).toBe(0);
+
+    const templated = prepare(
+      { url: 'https://api.example.com/hook?at={{scheduledAt}}', body: { a: ['{{ runId }}', { now: '{{now}}' }] } },
+      counting,
+    );
+    expect(templated.url.href).toBe('https://api.example.com/hook?at=2026-11-21T10%3A00%3A00.000Z');
+    expect(templated.body).toBe('{"a":["run_1",{"now":"2026-11-21T10:00:07.900Z"}]}');
+    expect(reads).toBe(1);
+    expect(prepare({ method: 'GET', body: { ignored: '{{runId}}' } }, counting).body).toBeUndefined();
+    expect(reads).toBe(1);
+  });
+
   it.each([
     [{ method: 'TRACE' as HttpRequestSpec['method'] }, 'Unsupported HTTP method "TRACE"'],
     [{ timeoutMs: 0 }, 'timeoutMs must be a positive number'],

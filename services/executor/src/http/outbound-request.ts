@@ -18,7 +18,8 @@
  */
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signPayloadWithKeys } from '@kairos/core';
-import { buildTemplateValues, renderBodyTemplate, renderUrlTemplate } from './template.js';
+import { buildTemplateValues, needsRendering, renderBodyTemplate, renderUrlTemplate } from './template.js';
+import type { TemplateValues } from './template.js';
 import type { ExecutionContext, HttpMethod, HttpRequestSpec } from './types.js';
 
 export const RUN_ID_HEADER = 'X-Service-Run-Id';
@@ -133,8 +134,10 @@ export function prepareRequest(
   if (!Number.isFinite(spec.maxResponseSizeKb) || spec.maxResponseSizeKb < 0) {
     return { ok: false, message: `maxResponseSizeKb must be zero or more, got ${spec.maxResponseSizeKb}` };
   }
-  const values = buildTemplateValues(ctx, options.now);
-  const url = parseTargetUrl(renderUrlTemplate(spec.url, values));
+  // Built on first use: the URL and body rarely hold a token (template.ts).
+  let values: TemplateValues | undefined;
+  const templateValues = () => (values ??= buildTemplateValues(ctx, options.now));
+  const url = parseTargetUrl(needsRendering(spec.url) ? renderUrlTemplate(spec.url, templateValues()) : spec.url);
   if (url instanceof InvalidTargetError) return { ok: false, message: url.message };
 
   const userHeaders = sanitiseUserHeaders(spec.headers);
@@ -145,7 +148,10 @@ export function prepareRequest(
     delete userHeaders.tracestate;
   }
 
-  const body = spec.method === 'GET' ? undefined : serialiseBody(renderBodyTemplate(spec.body, values));
+  const body =
+    spec.method === 'GET'
+      ? undefined
+      : serialiseBody(needsRendering(spec.body) ? renderBodyTemplate(spec.body, templateValues()) : spec.body);
   const isJsonBody = body !== undefined && spec.body !== null && typeof spec.body === 'object';
   const signing =
     ctx.signingKey === null

@@ -1,4 +1,10 @@
-import { buildTemplateValues, renderBodyTemplate, renderTemplate, renderUrlTemplate } from './template.js';
+import {
+  buildTemplateValues,
+  needsRendering,
+  renderBodyTemplate,
+  renderTemplate,
+  renderUrlTemplate,
+} from './template.js';
 import type { TemplateValues } from './template.js';
 
 const NOW = new Date('2026-11-21T10:00:07.250Z');
@@ -79,5 +85,66 @@ describe('renderUrlTemplate', () => {
     ['https://{{runId}}.example.com/', 'https://{{runId}}.example.com/'],
   ])('%s', (url, expected) => {
     expect(renderUrlTemplate(url, values)).toBe(expected);
+  });
+});
+
+describe('needsRendering', () => {
+  class Payload {
+    constructor(readonly a = 'x') {}
+  }
+  const nullPrototype = Object.assign(Object.create(null) as Record<string, unknown>, { a: 'x' });
+  const ownToJson = { a: 'x', toJSON: () => 'replaced' };
+  const arrayToJson = Object.assign(['x'], { toJSON: () => 'replaced' });
+  const sparse = ['x', , 'y']; // eslint-disable-line no-sparse-arrays
+  const boxed = new String('x');
+
+  it.each([
+    ['a string without a token', 'no tokens', false],
+    ['a string with a token', 'a={{runId}}', true],
+    ['a string with braces that are no token', '{{ runId', true],
+    ['single braces', '{runId}', false],
+    ['null', null, false],
+    ['a plain body without a token', { a: 'x', n: 1, b: true, z: null, list: ['y', 2, { deep: 'z' }] }, false],
+    ['a token deep in a body', { list: [1, { deep: 'v={{now}}' }] }, true],
+    ['a token only in a key (keys are never rendered)', { '{{runId}}': 'x' }, false],
+    ['undefined and function values', { u: undefined, f: () => 1 }, false],
+    ['a sparse array', { sparse }, false],
+    ['a Date', { at: new Date(0) }, true],
+    ['an object with toJSON', { nested: ownToJson }, true],
+    ['an array with toJSON', { list: arrayToJson }, true],
+    ['a class instance', { payload: new Payload() }, true],
+    ['a null-prototype object', { nested: nullPrototype }, true],
+    ['a boxed string', { boxed }, true],
+  ])('%s', (_name, value, expected) => {
+    expect(needsRendering(value)).toBe(expected);
+  });
+
+  // What lets prepareRequest skip the values and the rendering: the same bytes on the wire.
+  it('is false only for values that render and serialise to themselves', () => {
+    const bodies: unknown[] = [
+      'no tokens',
+      '{"a":"{single}"}',
+      { a: 'x', n: 1.5, b: false, z: null, u: undefined, f: () => 1, list: ['y', 2, [], {}, { deep: 'z' }] },
+      { '{{runId}}': 'key only', '': 'empty key' },
+      { sparse },
+      [1, 'a', null],
+      { nan: Number.NaN, inf: Number.POSITIVE_INFINITY, neg: -0 },
+    ];
+    for (const body of bodies) {
+      expect(needsRendering(body)).toBe(false);
+      const rendered = renderBodyTemplate(body as Record<string, unknown>, values);
+      expect(JSON.stringify(rendered)).toBe(JSON.stringify(body));
+    }
+    const url = 'https://api.example.com/jobs/{id}?since=x&run={run}#frag';
+    expect(needsRendering(url)).toBe(false);
+    expect(renderUrlTemplate(url, values)).toBe(url);
+  });
+
+  it('is true for objects that rendering would serialise differently, even without a token', () => {
+    // (Others answer true only to be safe: rendering a class instance copies it to the same JSON.)
+    for (const body of [{ at: new Date(0) }, { boxed }]) {
+      expect(needsRendering(body)).toBe(true);
+      expect(JSON.stringify(renderBodyTemplate(body, values))).not.toBe(JSON.stringify(body));
+    }
   });
 });

@@ -20,6 +20,10 @@
  *   can ask `?since={{lastRunAt}}`. The rest of the URL is not templated: it decides where the
  *   request goes and is what the egress guard checks.
  * Headers are not templated.
+ *
+ * Almost no request holds a token, so prepareRequest asks `needsRendering` first and builds the
+ * values (three ISO dates) only when it says yes: building them for every request was about 0.6 %
+ * of the executor's busy time at saturation (`node --cpu-prof`).
  */
 import type { ExecutionContext, HttpRequestSpec } from './types.js';
 
@@ -32,6 +36,32 @@ export interface TemplateValues {
 }
 
 const TOKEN_PATTERN = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
+/** Every token starts with it: a text without it renders to itself. */
+const TOKEN_START = '{{';
+
+/**
+ * False only when rendering `value` (the URL, a body) would give it back unchanged, serialised
+ * too, so that it can go as it is: a string without `{{`, null, a number or boolean, or plain
+ * objects and arrays (what a JSON body is) holding no such string at any depth. Anything else
+ * answers true and is rendered as before: a `{{` (even one that is no token), and any other object
+ * (a Date, an object with toJSON, a class instance or a null-prototype object: rendering copies its
+ * own properties into a plain object, which may serialise differently). Keys are not looked at:
+ * they are never rendered. Allocates nothing, as it runs for every request.
+ */
+export function needsRendering(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes(TOKEN_START);
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype || Object.hasOwn(value, 'toJSON')) return true;
+    for (let index = 0; index < value.length; index++) if (needsRendering(value[index])) return true;
+    return false;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) return true;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && needsRendering((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
+}
 
 export function buildTemplateValues(ctx: ExecutionContext, now: Date): TemplateValues {
   return {
