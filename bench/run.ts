@@ -739,7 +739,7 @@ function reportCpu(
       `(${durable.recordMs.toFixed(3)} ms with its endpoint's state, Kairos's record statement; PostgreSQL's whole share of a Kairos execution ` +
       `is ${off.cpu.postgres!.toFixed(3)} ms with the admission's read and the scheduler's recompute). The floor with the run's row costs ` +
       `${durableMs.toFixed(3)} ms against the ${budgetMs.toFixed(3)} ms that 70 % of the ceiling allows, which leaves ` +
-      `${(budgetMs - durableMs).toFixed(3)} ms for Kairos's own work; it costs ${(total(off) - durableMs).toFixed(3)} ms.`,
+      `${(budgetMs - durableMs).toFixed(3)} ms for Kairos's own work; Kairos costs ${moreOrLess(total(off) - durableMs)} than the two.`,
   );
   // The floor is not the shape's least cost: its worker adds each next job itself, one round trip per
   // call, where the shape's scheduler adds a batch's in one write. The skeleton is the shape as built,
@@ -748,12 +748,14 @@ function reportCpu(
   report(
     `The card's shape at its least with the planned run stored (bench/skeleton.ts, ${planned.delivered.toFixed(0)} executions/s) costs ` +
       `${cpuTotal(planned.cpu).toFixed(3)} ms per execution (${cpuLine(planned.cpu)}), ${(budgetMs - cpuTotal(planned.cpu)).toFixed(3)} ms ` +
-      `inside the budget. Kairos costs ${(total(off) - cpuTotal(planned.cpu)).toFixed(3)} ms more: its own work by process (${extra.join(', ')}).`,
+      `inside the budget. Kairos costs ${moreOrLess(total(off) - cpuTotal(planned.cpu))} (by process: ${extra.join(', ')}).`,
   );
   report('');
 }
 
 const thousands = (value: number) => value.toLocaleString('en');
+/** A CPU difference in words: `0.120 ms more`, `0.031 ms less`. */
+const moreOrLess = (ms: number) => `${Math.abs(ms).toFixed(3)} ms ${ms < 0 ? 'less' : 'more'}`;
 /** CPU ms per job by process and in all (a figure's `cpu`). */
 const cpuLine = (cpu: Record<string, number>) =>
   `${Object.entries(cpu)

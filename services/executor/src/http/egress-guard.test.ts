@@ -61,6 +61,20 @@ describe('createEgressGuard', () => {
     expect(guard.checkAddress('127.0.0.1', 'x')).toBeInstanceOf(EgressBlockedError);
   });
 
+  it('gives an address the same verdict every time, each refusal naming the host it was asked for', () => {
+    const guard = createEgressGuard({ allowPrivateTargets: false, allowCidrs: ['10.1.0.0/16'] });
+    for (let round = 0; round < 2; round += 1) {
+      expect(guard.checkAddress('10.1.0.9', 'allowed.internal')).toBeNull();
+      expect(guard.checkAddress('8.8.8.8', 'dns.google')).toBeNull();
+      expect(guard.checkAddress('not-an-address', 'x')?.range).toBe('unparseable');
+    }
+    const first = guard.checkAddress('10.0.0.5', 'a.internal');
+    const second = guard.checkAddress('10.0.0.5', 'b.internal');
+    expect(first?.message).toContain('resolved from a.internal');
+    expect(second?.message).toContain('resolved from b.internal');
+    expect(second?.range).toBe('private');
+  });
+
   it('permits everything when private targets are allowed', () => {
     const guard = createEgressGuard({ allowPrivateTargets: true, allowCidrs: [] });
     expect(guard.checkAddress('169.254.169.254', 'x')).toBeNull();
