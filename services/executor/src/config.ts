@@ -11,7 +11,7 @@ const schema = z.object({
   /**
    * Call slots per executor process: executions calling their endpoint or recording its answer at
    * once, due and Test now runs (src/call-slots.ts); the due workers take twice as many jobs, so
-   * admission, the wait for the run's time (the 100 ms dispatch lead) and BullMQ's moves overlap
+   * admission, the wait for the run's time (the 300 ms dispatch lead) and BullMQ's moves overlap
    * the calls. 200, measured back to back at saturation on 2 cores (bench/results.md, session 10,
    * `BENCH_ONLY=concurrency`, 8,500 endpoints at 1 s): 100 → 2,907, 2,906, 3,003/s; 200 → 3,477,
    * 3,397/s, at 0.47–0.49 CPU-ms per execution against 0.55–0.57 (larger record batches). With 100 the

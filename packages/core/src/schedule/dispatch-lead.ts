@@ -17,15 +17,22 @@
  * 2 ms after their due time at p50 but 31 ms at p99 (66 ms at worst). Lateness p99 at 1,000 due/s
  * (bench/results.md, session 8), the floor 13–22 ms: lead 30 ms → 22–44 ms in nine runs; 60 ms →
  * 16–49 ms in ten; 100 ms → 16–25 ms in seven, within 2× the floor in each.
+ * 300 ms, not 100 (session 12): on a slower host (got at 0.36–0.42 CPU-ms per request) the executor's
+ * thread is busy in bursts (a record batch of 200, a 12 ms scavenge every 300 ms) and due jobs reached
+ * its processor later than 100 ms after their due time at p99: 109 ms (180 at worst), in two parts,
+ * BullMQ's promotion (processedOn − due, up to 90 ms) and the wait between processedOn and the
+ * processor's start (up to 165 ms). Every call of that tail was late by the rest. Lateness p99 (max)
+ * at 1,000 due/s, alternated in one session, three runs each: 100 ms → 96 (172), 37 (102), 54 (129) ms;
+ * 200 → 25 (45), 27 (69), 55 (90); 300 → 33 (48), 22 (34), 26 (39), against a floor of 25–57 ms.
  * The cost: each execution holds one of the executor's due jobs (not a call slot: they are twice as
- * many, services/executor/src/call-slots.ts) up to this long before its call (≈ rate × lead jobs: 50
- * of the default 200 at 500 due/s). A waiting run holds no response buffer, and when the due jobs
+ * many, services/executor/src/call-slots.ts) up to this long before its call (≈ rate × lead jobs: 150
+ * of the default 400 at 500 due/s, 300 at 1,000). A waiting run holds no response buffer, and when the due jobs
  * fill, they are fetched later and wait less, so the lead does not lower the rate
  * at which runs start to be late (sustained throughput 2,620 → 2,606 → 2,456/s at 30, 60, 100 ms,
  * inside the run-to-run spread). A pause that lands within the lead of a run no longer stops it.
  * Scheduler setting SCHEDULER_DISPATCH_LEAD_MS (0 turns it off).
  */
-export const DISPATCH_LEAD_MS = 100;
+export const DISPATCH_LEAD_MS = 300;
 /**
  * The longest an executor waits for an admitted run's time: SCHEDULER_DISPATCH_LEAD_MS's upper
  * bound. A due job due earlier than that (clocks of the scheduler's and the executor's hosts apart
