@@ -175,19 +175,17 @@ if (role === 'executor') {
   await worker.waitUntilReady();
   for (let i = 0; i < rows.length; i += 1000) {
     await due.addBulk(
-      rows
-        .slice(i, i + 1000)
-        .map((row, k) =>
-          dueJob(
-            {
-              endpointId: row.id,
-              accountId: row.accountId,
-              runId: randomUUID(),
-              due: startAt + Math.floor(((i + k) * 1000) / rows.length),
-            },
-            now,
-          ),
+      rows.slice(i, i + 1000).map((row, k) =>
+        dueJob(
+          {
+            endpointId: row.id,
+            accountId: row.accountId,
+            runId: randomUUID(),
+            due: startAt + Math.floor(((i + k) * 1000) / rows.length),
+          },
+          now,
         ),
+      ),
     );
   }
   process.send?.({ startAt });
