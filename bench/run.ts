@@ -7,7 +7,8 @@
  *     arrival − the run's scheduledAt (read from PostgreSQL by run id). Floor: bare BullMQ delayed jobs
  *     and a got worker in Kairos's shape (bench/floor.ts). Ceiling: got's raw request rate against the
  *     same target (bench/ceiling.ts). AI scheduling off, and on with no model configured; beside them,
- *     what a durable run costs PostgreSQL at the least (durableRunCost: the run's row alone);
+ *     what a durable run costs PostgreSQL at the least (durableRunCost: the run's row alone), and the
+ *     card's shape at its least (bench/skeleton.ts), without and with the stored planned run;
  *  2. round trips per execution: Redis commands (INFO commandstats of the benchmark's own
  *     redis-server) and PostgreSQL statements and round trips (a counting relay, lib.ts);
  *  3. the tuned runs (scheduler concurrency 100, executor 200), labelled as such;
@@ -22,8 +23,8 @@
  *     speed-up.
  *
  * Results are printed and written to a git-ignored results-latest file in this folder (bench/results.md keeps the dated
- * history, edited by hand). Knobs: BENCH_ONLY=outside|rt|lead|concurrency|tuned|change|scale|cluster (comma-separated; cluster
- * runs only when named),
+ * history, edited by hand). Knobs: BENCH_ONLY=outside|skeleton|rt|lead|concurrency|tuned|change|scale|cluster (comma-separated;
+ * cluster runs only when named; skeleton alone runs the ceiling, the floor, both skeletons and Kairos),
  * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (the sustained scenarios' least endpoints at 1 s,
  * default 3000; more where got's ceiling is higher: sustainedLoad),
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
