@@ -14,17 +14,13 @@ import http from 'node:http';
 import { Queue, Worker } from 'bullmq';
 import got from 'got';
 import { Redis } from 'ioredis';
+import { requiredEnv } from './script-env.js';
 
-const env = (name: string) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
-const url = env('FLOOR_REDIS_URL');
-const prefix = env('FLOOR_PREFIX');
-const target = env('FLOOR_TARGET');
-const count = Number(env('FLOOR_COUNT'));
-const runMs = Number(env('FLOOR_RUN_MS'));
+const url = requiredEnv('FLOOR_REDIS_URL');
+const prefix = requiredEnv('FLOOR_PREFIX');
+const target = requiredEnv('FLOOR_TARGET');
+const count = Number(requiredEnv('FLOOR_COUNT'));
+const runMs = Number(requiredEnv('FLOOR_RUN_MS'));
 const concurrency = Number(process.env.FLOOR_CONCURRENCY ?? 100);
 
 const client = got.extend({

@@ -29,16 +29,12 @@ import { Queue, Worker } from 'bullmq';
 import got from 'got';
 import { Redis } from 'ioredis';
 import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
+import { requiredEnv } from './script-env.js';
 
-const env = (name: string) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is required`);
-  return value;
-};
-const redisUrl = env('SKELETON_REDIS_URL');
-const prefix = env('SKELETON_PREFIX');
-const role = env('SKELETON_ROLE');
-const db = createDatabase({ url: env('SKELETON_DATABASE_URL'), poolMax: 18 });
+const redisUrl = requiredEnv('SKELETON_REDIS_URL');
+const prefix = requiredEnv('SKELETON_PREFIX');
+const role = requiredEnv('SKELETON_ROLE');
+const db = createDatabase({ url: requiredEnv('SKELETON_DATABASE_URL'), poolMax: 18 });
 const connect = () => new Redis(redisUrl, { maxRetriesPerRequest: null });
 const producer = connect();
 /** Nothing is kept of a processed job; set on the workers, as Kairos's executor does for due jobs. */
@@ -63,7 +59,7 @@ const batched = <T, R>(flush: (items: T[]) => Promise<R[]>) =>
 
 let worker: Worker;
 if (role === 'executor') {
-  const calls = Number(env('SKELETON_CALLS'));
+  const calls = Number(requiredEnv('SKELETON_CALLS'));
   const client = got.extend({
     agent: { http: new http.Agent({ keepAlive: true, maxSockets: calls }) },
     retry: { limit: 0 },
@@ -123,7 +119,7 @@ if (role === 'executor') {
   await worker.waitUntilReady();
   process.send?.({ ready: true });
 } else {
-  const runMs = Number(env('SKELETON_RUN_MS'));
+  const runMs = Number(requiredEnv('SKELETON_RUN_MS'));
   const plan = process.env.SKELETON_PLAN === '1';
   const { rows } = await db.pool.query<{ id: string; accountId: string }>(
     `SELECT id, "accountId" FROM endpoints ORDER BY id`,

@@ -86,12 +86,7 @@ export function processJobSpan<T>(
   options: { link?: boolean; attributes?: Record<string, string | number> } = {},
 ): Promise<T> {
   if (!isTracingOn()) {
-    // As endingSpan would: a synchronous throw becomes the returned promise's rejection.
-    try {
-      return work(NON_RECORDING_SPAN);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return asPromise(() => work(NON_RECORDING_SPAN));
   }
   const remote = contextFrom(job.data.traceparent);
   const linked = options.link ? trace.getSpanContext(remote) : undefined;
@@ -112,6 +107,18 @@ export function processJobSpan<T>(
     options.link ? ROOT_CONTEXT : remote,
     (span) => endingSpan(span, () => work(span)),
   );
+}
+
+/**
+ * Runs `work` directly, a synchronous throw becoming the returned promise's rejection, as it does
+ * through endingSpan's async wrapper: the untraced path fails the same way as the traced one.
+ */
+export function asPromise<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return work();
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** Runs `work`, then ends `span`, marked as an error with the exception when `work` threw. */

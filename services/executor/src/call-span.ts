@@ -12,7 +12,7 @@
  */
 import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { endingSpan, isTracingOn } from '@kairos/queue';
+import { asPromise, endingSpan, isTracingOn } from '@kairos/queue';
 import type { HttpOutcome, TraceHeaders } from './http/index.js';
 
 const tracer = trace.getTracer('kairos');
@@ -38,14 +38,7 @@ export function traceOutboundCall(
   // Off (the default), the span, its attributes, the parsed URL and the contexts were the no-op
   // tracer's and sent nothing: about 1 % of the executor's busy time at saturation with
   // processJobSpan's (`node --cpu-prof`).
-  if (!isTracingOn()) {
-    // As the span's async wrapper would: a synchronous throw becomes the promise's rejection.
-    try {
-      return call({});
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
+  if (!isTracingOn()) return asPromise(() => call({}));
   // An unusable URL is the call's own failure (invalid_request); the span just has no address.
   const target = URL.canParse(request.url) ? new URL(request.url) : null;
   return tracer.startActiveSpan(

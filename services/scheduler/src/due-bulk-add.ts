@@ -33,9 +33,8 @@
  * so the script runs on a Redis Cluster too. The format is BullMQ 6.7.0's; services/scheduler/test/
  * due-bulk-add.test.ts compares it field by field with `addBulk` and fails when an upgrade changes it.
  */
-import type { RedisConnection } from '@kairos/queue';
+import { RedisScript, type RedisConnection } from '@kairos/queue';
 import type { Queue } from 'bullmq';
-import { RedisScript } from '@kairos/queue';
 
 /** One due job to add: its id (dueJobId), its delay from `timestamp` (ms, 0 = due now) and its data as JSON. */
 export interface DueJobEntry {

@@ -13,6 +13,7 @@ import type { PlannedRun } from '@kairos/db/system';
 import { DISPATCH_LEAD_MS } from '@kairos/core';
 import {
   QUEUES,
+  RedisScript,
   SINGLE_SHARD,
   allShards,
   dueJobId,
@@ -27,7 +28,6 @@ import {
 } from '@kairos/queue';
 import { Queue } from 'bullmq';
 import { addDueJobs } from './due-bulk-add.js';
-import { RedisScript } from '@kairos/queue';
 
 /** Which of KEYS exist: one '1' or '0' per key, in order. */
 const JOBS_EXIST = new RedisScript(`
