@@ -24,7 +24,8 @@
  *
  * Results are printed and written to a git-ignored results-latest file in this folder (bench/results.md keeps the dated
  * history, edited by hand). Knobs: BENCH_ONLY=outside|skeleton|rt|lead|concurrency|tuned|change|scale|cluster (comma-separated;
- * cluster runs only when named; skeleton alone runs the ceiling, the floor, both skeletons and Kairos),
+ * cluster runs only when named; skeleton alone runs the ceiling, the floor, both skeletons, the planned one with its
+ * calls in a worker thread, and Kairos),
  * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (the sustained scenarios' least endpoints at 1 s,
  * default 3000; more where got's ceiling is higher: sustainedLoad),
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
@@ -470,7 +471,7 @@ async function skeletonScenario(
   endpoints: number,
   target: Target,
   redis: Redis,
-  options: { plan: boolean },
+  options: { plan: boolean; callThread?: boolean },
 ): Promise<FloorFigures> {
   const env = await setup(`skeleton_${options.plan ? 'plan' : 'least'}`);
   const common = {
@@ -478,6 +479,7 @@ async function skeletonScenario(
     SKELETON_PREFIX: env.prefix,
     SKELETON_DATABASE_URL: env.url,
     SKELETON_PLAN: options.plan ? '1' : '0',
+    SKELETON_CALL_THREAD: options.callThread ? '1' : '0',
   };
   const children: ChildProcess[] = [];
   try {
@@ -1125,10 +1127,15 @@ async function main(): Promise<void> {
       report(
         `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
       );
-      for (const plan of [false, true]) {
-        const figures = await skeletonScenario(load, target, redis, { plan });
+      // The third: the same with the calls in a worker thread, the executor's second thread (session 13).
+      for (const [label, options] of [
+        ['', { plan: false }],
+        [', planned run stored', { plan: true }],
+        [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
+      ] as const) {
+        const figures = await skeletonScenario(load, target, redis, options);
         report(
-          `the shape at its least${plan ? ', planned run stored' : ''}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)})`,
+          `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)})`,
         );
       }
       const kairos = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });

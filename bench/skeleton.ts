@@ -17,19 +17,20 @@
  * holding the endpoints (Kairos's schema); every input comes from the environment:
  *   SKELETON_REDIS_URL, SKELETON_PREFIX, SKELETON_DATABASE_URL, SKELETON_TARGET, SKELETON_RUN_MS (no
  *   job is due later after the first), SKELETON_CALLS (calls at once: the executor's default call slots).
+ *   SKELETON_CALL_THREAD=1: the executor makes its calls in a worker thread (skeleton-call-thread.ts).
  * The executor says 'ready' once its worker is; the scheduler then adds every endpoint's first due job,
  * due from one second later and spread over one second, and says its first due time. 'stop' ends both.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
+import { Worker as Thread } from 'node:worker_threads';
 import { createDatabase } from '@kairos/db';
 import { loadExecutionTargets, recomputeEndpoints, recordScheduledRuns, type RunOutcome } from '@kairos/db/system';
 import { GroupCommit } from '@kairos/runtime';
 import { Queue, Worker } from 'bullmq';
-import got from 'got';
 import { Redis } from 'ioredis';
 import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { requiredEnv } from './script-env.js';
+import { callClient, type ThreadAnswer, type ThreadCall } from './skeleton-call-thread.js';
 
 const redisUrl = requiredEnv('SKELETON_REDIS_URL');
 const prefix = requiredEnv('SKELETON_PREFIX');
@@ -60,11 +61,7 @@ const batched = <T, R>(flush: (items: T[]) => Promise<R[]>) =>
 let worker: Worker;
 if (role === 'executor') {
   const calls = Number(requiredEnv('SKELETON_CALLS'));
-  const client = got.extend({
-    agent: { http: new http.Agent({ keepAlive: true, maxSockets: calls }) },
-    retry: { limit: 0 },
-    throwHttpErrors: false,
-  });
+  const call = process.env.SKELETON_CALL_THREAD === '1' ? callThread(calls) : callClient(calls);
   const admissions = batched(async (endpointIds: string[]) => {
     const targets = await loadExecutionTargets(db, endpointIds);
     return endpointIds.map((id) => targets.get(id) ?? null);
@@ -88,7 +85,7 @@ if (role === 'executor') {
       if (!target || target.archivedAt || target.jobStatus !== 'active' || (target.pausedUntil ?? 0) > new Date())
         return;
       const startedAt = new Date();
-      const response = await client(target.url, {
+      const response = await call(target.url, {
         method: target.method as 'GET',
         headers: { 'x-service-run-id': data.runId, 'x-bench-due': String(data.due) },
       });
@@ -186,6 +183,32 @@ if (role === 'executor') {
   }
   process.send?.({ startAt });
 }
+/**
+ * Calls made in a worker thread (bench/skeleton-call-thread.ts), answered like got's promise: the
+ * executor's thread keeps BullMQ, the read, the record and the announcement.
+ */
+function callThread(calls: number) {
+  const thread = new Thread(new URL('./skeleton-call-thread.ts', import.meta.url), { workerData: { calls } });
+  thread.unref();
+  const waiting = new Map<
+    number,
+    { resolve(answer: { statusCode: number; body: string }): void; reject(error: Error): void }
+  >();
+  let nextId = 0;
+  thread.on('message', (answer: ThreadAnswer) => {
+    const caller = waiting.get(answer.id);
+    waiting.delete(answer.id);
+    if ('error' in answer) caller?.reject(new Error(answer.error));
+    else caller?.resolve(answer);
+  });
+  return (url: string, options: { method: string; headers: Record<string, string> }) =>
+    new Promise<{ statusCode: number; body: string }>((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      thread.postMessage({ id, url, ...options } satisfies ThreadCall);
+    });
+}
+
 process.on('message', async () => {
   await worker.close();
   await Promise.all([due.close(), runCompleted.close()]);
