@@ -4,14 +4,12 @@
  * JSON, the requests per second of the measured window, every request sent (warm-up too: the target's
  * CPU is read around the whole run) and got's own CPU ms per request in the window.
  */
-import http from 'node:http';
-import got from 'got';
+import { callClient } from './call-client.js';
 
 const target = process.env.CEILING_TARGET!;
 const durationMs = Number(process.env.CEILING_MS ?? 5000);
 const parallel = Number(process.env.CEILING_CONCURRENCY ?? 100);
-const agent = { http: new http.Agent({ keepAlive: true, maxSockets: parallel }) };
-const client = got.extend({ agent, retry: { limit: 0 }, throwHttpErrors: false });
+const client = callClient(parallel);
 // One second of warm-up (sockets, JIT), then the measured window.
 let sent = 0;
 for (const [ms, counted] of [
@@ -36,4 +34,6 @@ for (const [ms, counted] of [
     process.stdout.write(`${JSON.stringify({ rate: done / (ms / 1000), sent, gotCpuMsPerRequest })}\n`);
   }
 }
-agent.http.destroy();
+// Its sockets closed, the process ends.
+const { http: agent } = client.defaults.options.agent;
+if (agent) agent.destroy();

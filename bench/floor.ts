@@ -10,10 +10,9 @@
  *
  * Each call carries X-Service-Run-Id and X-Bench-Due (the due time): the target computes lateness.
  */
-import http from 'node:http';
 import { Queue, Worker } from 'bullmq';
-import got from 'got';
 import { Redis } from 'ioredis';
+import { callClient } from './call-client.js';
 import { requiredEnv } from './script-env.js';
 
 const url = requiredEnv('FLOOR_REDIS_URL');
@@ -23,11 +22,7 @@ const count = Number(requiredEnv('FLOOR_COUNT'));
 const runMs = Number(requiredEnv('FLOOR_RUN_MS'));
 const concurrency = Number(process.env.FLOOR_CONCURRENCY ?? 100);
 
-const client = got.extend({
-  agent: { http: new http.Agent({ keepAlive: true, maxSockets: concurrency }) },
-  retry: { limit: 0 },
-  throwHttpErrors: false,
-});
+const client = callClient(concurrency);
 const producer = new Redis(url, { maxRetriesPerRequest: null });
 const queue = new Queue<{ i: number; due: number }>('floor', {
   connection: producer,

@@ -30,7 +30,8 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { requiredEnv } from './script-env.js';
-import { callClient, type ThreadAnswer, type ThreadCall } from './skeleton-call-thread.js';
+import { callClient } from './call-client.js';
+import type { ThreadAnswer, ThreadCall, ThreadResponse } from './skeleton-call-thread.js';
 
 const redisUrl = requiredEnv('SKELETON_REDIS_URL');
 const prefix = requiredEnv('SKELETON_PREFIX');
@@ -190,10 +191,7 @@ if (role === 'executor') {
 function callThread(calls: number) {
   const thread = new Thread(new URL('./skeleton-call-thread.ts', import.meta.url), { workerData: { calls } });
   thread.unref();
-  const waiting = new Map<
-    number,
-    { resolve(answer: { statusCode: number; body: string }): void; reject(error: Error): void }
-  >();
+  const waiting = new Map<number, { resolve(response: ThreadResponse): void; reject(error: Error): void }>();
   let nextId = 0;
   thread.on('message', (answer: ThreadAnswer) => {
     const caller = waiting.get(answer.id);
@@ -202,7 +200,7 @@ function callThread(calls: number) {
     else caller?.resolve(answer);
   });
   return (url: string, options: { method: string; headers: Record<string, string> }) =>
-    new Promise<{ statusCode: number; body: string }>((resolve, reject) => {
+    new Promise<ThreadResponse>((resolve, reject) => {
       const id = nextId++;
       waiting.set(id, { resolve, reject });
       thread.postMessage({ id, url, ...options } satisfies ThreadCall);
