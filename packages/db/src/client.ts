@@ -16,7 +16,22 @@ export interface DatabaseOptions {
 }
 
 export function createDatabase({ url, poolMax = 10 }: DatabaseOptions): Database {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax, connectionTimeoutMillis: 5000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolMax,
+    connectionTimeoutMillis: 5000,
+    // A connection once opened stays open (at most poolMax of them): pg's default closed one idle
+    // for 10 s, and its pool lends the most recently used first, so the connections a burst opened
+    // sat idle, were closed and were opened again at the next burst, a new PostgreSQL backend each
+    // time. On 2 cores those reconnects came with 60–200 ms stalls of the executor's event loop; in
+    // six alternated pairs of runs lateness p99 was lower without them in all six: at 1,000 due/s
+    // 40, 66, 328, 118 ms against 152, 258, 534, 243, at 500 due/s 38, 28 against 203, 66
+    // (bench/results.md, session 14).
+    // PostgreSQL closing one (a restart, idle_session_timeout) is the pool's 'error' below.
+    idleTimeoutMillis: 0,
+    // Idle connections do not keep a process alive: a script that forgets close() still ends.
+    allowExitOnIdle: true,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
