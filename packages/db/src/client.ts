@@ -27,12 +27,12 @@ export function createDatabase({ url, poolMax = 10 }: DatabaseOptions): Database
     // six alternated pairs of runs lateness p99 was lower without them in all six: at 1,000 due/s
     // 40, 66, 328, 118 ms against 152, 258, 534, 243, at 500 due/s 38, 28 against 203, 66
     // (bench/results.md, session 14).
-    // PostgreSQL closing one (a restart, idle_session_timeout) is the pool's 'error' below.
     idleTimeoutMillis: 0,
     // Idle connections do not keep a process alive: a script that forgets close() still ends.
     allowExitOnIdle: true,
   });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
+  // An idle client losing its connection (PostgreSQL restarted, idle_session_timeout) must not crash
+  // the process; the pool replaces it.
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
