@@ -1035,9 +1035,18 @@ async function main(): Promise<void> {
   try {
     if (runs('outside')) {
       const rows: string[] = [];
+      // CPU-ms per second of the process that makes the calls, in each lateness window. At 1,000 due/s,
+      // in 30 s windows on a slow day of this host (got's ceiling 1,811–2,756 req/s), the executor's event
+      // loop was 96–99 % busy (performance.eventLoopUtilization) and the floor's 90–93 %: lateness there
+      // is mostly the wait for that one thread, so the figure says how near it ran to a whole core.
+      const busy: string[] = [];
       for (const rate of rates) {
         const kairos = await kairosScenario(`outside_${rate}`, rate, target, single(redis), { ai: false });
         const floor = await floorScenario(rate, target, redis);
+        busy.push(
+          `at ${thousands(rate)} due/s the executor ${Math.round(kairos.cpu.executor! * kairos.delivered)} ` +
+            `(the floor's process ${Math.round(floor.cpu.floor! * floor.delivered)})`,
+        );
         rows.push(
           `| lateness at ${rate} due/s, p50 / p99 (n ${kairos.lateness.n}) | ${ms(kairos.lateness.p50)} / ${ms(kairos.lateness.p99)} ms | ` +
             `bare BullMQ + got: ${ms(floor.lateness.p50)} / ${ms(floor.lateness.p99)} ms (n ${floor.lateness.n}) | ` +
@@ -1111,6 +1120,9 @@ async function main(): Promise<void> {
       report('|---|---|---|---|');
       for (const row of rows) report(row);
       report('');
+      report(
+        `CPU-ms per second of the calling process in the lateness windows (a core gives 1,000): ${busy.join('; ')}.`,
+      );
       report(
         `Round trips at ${each(offered, thousands)} endpoints: Redis commands per execution ${off.redisCommands.toFixed(1)} (AI on ${on.redisCommands.toFixed(1)}), ` +
           `scripts ${off.redisScripts.toFixed(2)} (${on.redisScripts.toFixed(2)}), PostgreSQL transactions ${off.pgTransactions.toFixed(2)} (${on.pgTransactions.toFixed(2)}).`,
