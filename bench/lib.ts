@@ -328,3 +328,31 @@ export const cpuOf = (groups: Record<string, (number | undefined)[]>): Record<st
 export const benchId = () => randomBytes(3).toString('hex');
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The host's speed while a window runs: the benchmark's own thread runs a fixed task every 250 ms and
+ * times it, and the median is the window's figure in µs (1,139–1,160 in most windows of session 16,
+ * 1,288–1,661 in its slow ones). The processes' own CPU per execution cannot tell a slow host from a
+ * slow Kairos: less batching raises every process's cost per execution too (in session 16 one AI-off
+ * window read 48 % of got's ceiling where the floor read 93 % in the same pair, every process
+ * costlier). Wall time, because the thread's CPU clock ticks in 4 ms steps here; a sample that waited
+ * for a core is an outlier the median leaves out. The task takes ≈ 0.4 % of a core.
+ */
+export async function hostSpeedDuring(ms: number): Promise<number> {
+  const samples: number[] = [];
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    const before = performance.now();
+    fixedTask();
+    samples.push(Math.round((performance.now() - before) * 1000));
+    await sleep(Math.min(250, Math.max(0, until - Date.now())));
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] ?? NaN;
+}
+
+/** The same work on every call: sort a fixed pseudo-random array and round-trip it through JSON. */
+function fixedTask(): number {
+  let seed = 1;
+  const values = Array.from({ length: 4000 }, () => (seed = (seed * 16807) % 2147483647));
+  return (JSON.parse(JSON.stringify(values.sort((a, b) => a - b))) as number[]).length;
+}

@@ -56,6 +56,7 @@ import {
   dropTemplate,
   freePort,
   freshDatabase,
+  hostSpeedDuring,
   sleep,
   startPgCounter,
   startRedis,
@@ -228,6 +229,8 @@ interface KairosFigures {
   endpointUpdates: { perExecution: number; hot: number };
   /** CPU ms per delivered execution by process (/proc/<pid>/stat over the window; lib.ts cpuOf). */
   cpu: Record<string, number>;
+  /** The host's speed in the window: CPU µs of a fixed task (lib.ts hostSpeedDuring). */
+  hostTaskUs: number;
   /**
    * Mean ms a due job spent in each phase of the executor's processor over the window (the executor's
    * kairos_execution_phase_seconds; one executor only, else empty); call and record hold a call slot.
@@ -351,7 +354,7 @@ async function kairosScenario(
     const cpuBefore = cpuOf(processes);
     counter?.reset();
     const from = Date.now();
-    await sleep(WINDOW_MS);
+    const hostTaskUs = await hostSpeedDuring(WINDOW_MS);
     const to = Date.now();
     const cpuAfter = cpuOf(processes);
     const phasesAfter = await executionPhases(metricsPort);
@@ -404,6 +407,7 @@ async function kairosScenario(
         }),
       ),
       slots: phasesAfter.slots,
+      hostTaskUs,
       ...(pgCounts
         ? {
             pgStatements: ((pgCounts.Q ?? 0) + (pgCounts.E ?? 0)) / executions,
@@ -440,6 +444,8 @@ interface FloorFigures {
   lateness: Summary;
   delivered: number;
   cpu: Record<string, number>;
+  /** The host's speed in the window: CPU µs of a fixed task (lib.ts hostSpeedDuring). */
+  hostTaskUs: number;
 }
 
 async function floorScenario(rate: number, target: Target, redis: Redis): Promise<FloorFigures> {
@@ -556,7 +562,7 @@ async function windowFrom(
   await sleep(from - Date.now());
   const processes = await processesAt();
   const cpuBefore = cpuOf(processes);
-  await sleep(to - Date.now());
+  const hostTaskUs = await hostSpeedDuring(to - Date.now());
   const cpuAfter = cpuOf(processes);
   await sleep(to + 1500 - Date.now());
   const seen = await target.take();
@@ -568,6 +574,7 @@ async function windowFrom(
     lateness: summarize(lateness),
     delivered: arrived / (WINDOW_MS / 1000),
     cpu: Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / jobs])),
+    hostTaskUs,
   };
 }
 
@@ -603,6 +610,7 @@ function meanFigures(runs: KairosFigures[]): KairosFigures {
     redisCommands: mean((run) => run.redisCommands),
     redisScripts: mean((run) => run.redisScripts),
     pgTransactions: mean((run) => run.pgTransactions),
+    hostTaskUs: mean((run) => run.hostTaskUs),
     cpu: Object.fromEntries(Object.keys(runs[0]!.cpu).map((name) => [name, mean((run) => run.cpu[name]!)])),
     slotPhases: Object.fromEntries(
       Object.keys(runs[0]!.slotPhases).map((phase) => [phase, mean((run) => run.slotPhases[phase] ?? 0)]),
@@ -616,6 +624,7 @@ function meanFloor(runs: FloorFigures[]): FloorFigures {
     lateness: runs.at(-1)!.lateness,
     delivered: meanOf(runs.map((run) => run.delivered)),
     cpu: Object.fromEntries(Object.keys(runs[0]!.cpu).map((name) => [name, meanOf(runs.map((run) => run.cpu[name]!))])),
+    hostTaskUs: meanOf(runs.map((run) => run.hostTaskUs)),
   };
 }
 
@@ -1130,6 +1139,12 @@ async function main(): Promise<void> {
       report('');
       report(
         `CPU-ms per second of the calling process in the lateness windows (a core gives 1,000): ${busy.join('; ')}.`,
+      );
+      const gauge = (runs: { hostTaskUs: number }[]) => each(runs.map((run) => run.hostTaskUs));
+      report(
+        `The host's speed by window (CPU µs of one fixed task in the benchmark's thread, median; pair by pair; higher is slower): ` +
+          `Kairos AI off ${gauge(offRuns)}, AI on ${gauge(onRuns)}, bare BullMQ + got ${gauge(floorRuns)}, ` +
+          `the shape at its least ${gauge(leastRuns)}, with its stored plan ${gauge(plannedRuns)}.`,
       );
       report(
         `Round trips at ${each(offered, thousands)} endpoints: Redis commands per execution ${off.redisCommands.toFixed(1)} (AI on ${on.redisCommands.toFixed(1)}), ` +
