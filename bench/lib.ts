@@ -325,6 +325,50 @@ export const cpuOf = (groups: Record<string, (number | undefined)[]>): Record<st
     Object.entries(groups).map(([name, pids]) => [name, pids.reduce<number>((sum, pid) => sum + cpuMs(pid), 0)]),
   );
 
+/**
+ * How a process's main thread and the machine's cores spent a window: the thread's ms per second on a
+ * core and waiting in the run queue for one (/proc/<pid>/task/<pid>/schedstat, ns; NaN where the kernel
+ * keeps no schedstat), and the share of the cores' time not idle (/proc/stat, every process's).
+ * A thread that is on a core and waiting for one nearly every millisecond wants a whole core and does
+ * not get it: the cores, not the thread's own work or a lock, bound it (session 17: Kairos's executor at
+ * saturation 0.64–0.66 s on a core and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
+ */
+export interface CoreUse {
+  runMsPerS: number;
+  waitMsPerS: number;
+  coresBusy: number;
+}
+
+/** Starts a CoreUse window for `pid`'s main thread; the returned function ends it. */
+export function coreUseFrom(pid: number | undefined): () => CoreUse {
+  const thread = (): [number, number] => {
+    try {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+      return [run! / 1e6, wait! / 1e6];
+    } catch {
+      return [NaN, NaN];
+    }
+  };
+  // cpu  user nice system idle iowait irq softirq steal (ticks)
+  const cores = (): [number, number] => {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    return [ticks[3]! + ticks[4]!, ticks.reduce((sum, tick) => sum + tick, 0)];
+  };
+  const [runBefore, waitBefore] = thread();
+  const [idleBefore, totalBefore] = cores();
+  const from = performance.now();
+  return () => {
+    const seconds = (performance.now() - from) / 1000;
+    const [run, wait] = thread();
+    const [idle, total] = cores();
+    return {
+      runMsPerS: (run - runBefore) / seconds,
+      waitMsPerS: (wait - waitBefore) / seconds,
+      coresBusy: 1 - (idle - idleBefore) / Math.max(1, total - totalBefore),
+    };
+  };
+}
+
 export const benchId = () => randomBytes(3).toString('hex');
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
