@@ -31,7 +31,7 @@
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { QUEUES, createRedisConnection, parseDueJobId, shardPrefix, type RedisConnection } from '@kairos/queue';
@@ -68,6 +68,7 @@ import {
   summarize,
   type Target,
 } from './lib.js';
+import { compareCosts, costsPerExecution, type CostRow } from './profile-diff.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = process.env.BENCH_ONLY?.split(',');
@@ -724,6 +725,40 @@ async function durableRunCost(): Promise<DurableRunFigures> {
  * at the ceiling: the sum bounds the rate two cores can hold (2,000 CPU-ms per second), whatever the
  * concurrency settings.
  */
+/**
+ * BENCH_CPU_PROF with BENCH_ONLY=skeleton: Kairos's executor beside the shape's with its stored plan, µs of
+ * the main thread per execution by what ran it (profile-diff.ts), from the profiles of the last windows.
+ */
+function reportExecutorCosts(dir: string, kairosRate: number, shapeRate: number): void {
+  const [kairos, shape] = ['executor', 'skeleton-executor-plan'].map((name) => join(dir, `${name}.cpuprofile`));
+  if (!existsSync(kairos!) || !existsSync(shape!)) {
+    report(`(no executor profiles in ${dir}: the comparison of the executors' costs is left out)`);
+    return;
+  }
+  const rows = compareCosts(costsPerExecution(kairos!, kairosRate), costsPerExecution(shape!, shapeRate));
+  report(
+    `## The executor's main thread per execution by what ran it (µs; V8 CPU profiles, steady seconds; Kairos AI off at ${kairosRate.toFixed(0)}/s, the shape with its stored plan at ${shapeRate.toFixed(0)}/s)`,
+  );
+  report('');
+  report("| cost | Kairos's executor | the shape's | difference |");
+  report('|---|---|---|---|');
+  const sum = (side: 'a' | 'b', from: CostRow[]) => from.reduce((total, row) => total + row[side], 0);
+  const shown = rows.filter((row) => Math.abs(row.a - row.b) >= 1 || row.a >= 10);
+  const rest = rows.filter((row) => !shown.includes(row));
+  const line = (cost: string, a: number, b: number) =>
+    report(`| ${cost} | ${a.toFixed(1)} | ${b.toFixed(1)} | ${(a - b >= 0 ? '+' : '') + (a - b).toFixed(1)} |`);
+  for (const row of shown) line(row.cost, row.a, row.b);
+  line(`the rest (${rest.length} more, each under 1 µs apart)`, sum('a', rest), sum('b', rest));
+  line('**all**', sum('a', rows), sum('b', rows));
+  report('');
+  // Batched work (PostgreSQL statements, Redis scripts) costs less per execution in fuller batches,
+  // and the faster process fills them more: a difference there is partly the rate's.
+  report(
+    "Node's modules are charged to the library or Kairos code that called them (a socket write to ioredis, pg or got; node:crypto under signing to packages/core). Batched work costs less per execution in fuller batches: at different rates part of a difference in pg, ioredis and bullmq is the rate's.",
+  );
+  report('');
+}
+
 function reportCpu(
   off: KairosFigures,
   on: KairosFigures,
@@ -1212,12 +1247,14 @@ async function main(): Promise<void> {
         `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
       );
       // The third: the same with the calls in a worker thread, the executor's second thread (session 13).
+      let planned = 0;
       for (const [label, options] of [
         ['', { plan: false }],
         [', planned run stored', { plan: true }],
         [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
       ] as const) {
         const figures = await skeletonScenario(load, target, redis, options);
+        if (options.plan && !('callThread' in options)) planned = figures.delivered;
         report(
           `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)})`,
         );
@@ -1227,6 +1264,7 @@ async function main(): Promise<void> {
         `Kairos, AI off: ${kairos.delivered.toFixed(0)}/s, ${pct(kairos.delivered / raw.rate)} of the ceiling (${cpuLine(kairos.cpu)})`,
       );
       report('');
+      if (process.env.BENCH_CPU_PROF) reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos.delivered, planned);
     }
     if (runs('rt')) {
       report('## Round trips per delivered execution (defaults, 500 due/s; PostgreSQL through a counting relay)');
