@@ -721,11 +721,6 @@ async function durableRunCost(): Promise<DurableRunFigures> {
 }
 
 /**
- * Where the CPU of one execution goes at saturation, beside what one request costs got and the target
- * at the ceiling: the sum bounds the rate two cores can hold (2,000 CPU-ms per second), whatever the
- * concurrency settings.
- */
-/**
  * BENCH_CPU_PROF with BENCH_ONLY=skeleton: Kairos's executor beside the shape's with its stored plan, µs of
  * the main thread per execution by what ran it (profile-diff.ts), from the profiles of the last windows.
  */
@@ -759,6 +754,11 @@ function reportExecutorCosts(dir: string, kairosRate: number, shapeRate: number)
   report('');
 }
 
+/**
+ * Where the CPU of one execution goes at saturation, beside what one request costs got and the target
+ * at the ceiling: the sum bounds the rate two cores can hold (2,000 CPU-ms per second), whatever the
+ * concurrency settings.
+ */
 function reportCpu(
   off: KairosFigures,
   on: KairosFigures,
