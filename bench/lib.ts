@@ -2,9 +2,9 @@
  * Benchmark plumbing: a fresh database, the real built services as child processes, a local target
  * server in its own process, percentiles. Everything targets 127.0.0.1 and every loop is bounded.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -81,9 +81,8 @@ export interface ServiceSet {
   stop(): Promise<void>;
 }
 
-/** Starts built services (services/<name>/dist/main.js) with the given environment. */
 /** BENCH_CPU_PROF=<dir>: each service process writes a V8 CPU profile there when it exits. */
-const profileArgs = (name: string): string[] =>
+const cpuProfileArgs = (name: string): string[] =>
   process.env.BENCH_CPU_PROF
     ? [
         '--cpu-prof',
@@ -92,17 +91,42 @@ const profileArgs = (name: string): string[] =>
       ]
     : [];
 
+/**
+ * BENCH_TRACE_GC=<dir>: each service and script but got's ceiling (whose stdout is its figures) runs with
+ * V8's --trace-gc, its stdout, where V8 writes those lines, in <dir>/<name>.gc. Session 19 read there what
+ * the executors' scavenges promote: ≈ 9 MB every 150–200 ms at saturation, Kairos's and the shape's alike.
+ */
+const gcTraceOf = (name: string): number | undefined =>
+  process.env.BENCH_TRACE_GC && name !== 'ceiling'
+    ? openSync(join(process.env.BENCH_TRACE_GC, `${name.replace('#', '-')}.gc`), 'w')
+    : undefined;
+
+type Stdio = 'ignore' | 'pipe' | 'inherit' | 'ipc' | number;
+
+/** Spawns a Node process with the knobs above (its stdout to the GC trace when there is one). */
+function spawnNode(name: string, args: string[], options: SpawnOptions & { stdio: Stdio[] }): ChildProcess {
+  const trace = gcTraceOf(name);
+  const child = spawn(
+    process.execPath,
+    [...cpuProfileArgs(name), ...(trace === undefined ? [] : ['--trace-gc']), ...args],
+    {
+      ...options,
+      stdio: options.stdio.map((stream, fd) => (fd === 1 && trace !== undefined ? trace : stream)),
+    },
+  );
+  // The child holds its own copy of the file.
+  if (trace !== undefined) closeSync(trace);
+  return child;
+}
+
+/** Starts built services (services/<name>/dist/main.js) with the given environment. */
 export function startServices(names: string[], env: NodeJS.ProcessEnv): ServiceSet {
   const children = names.map((name) =>
     // --enable-source-maps as scripts/start.mjs and the images run them: measured as `pnpm start` runs.
-    spawn(
-      process.execPath,
-      ['--enable-source-maps', ...profileArgs(name), join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js')],
-      {
-        env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    ),
+    spawnNode(name, ['--enable-source-maps', join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js')], {
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
   );
   return {
     children,
@@ -187,8 +211,8 @@ export async function startTarget(): Promise<Target> {
 export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProcess {
   const variant = [env.SKELETON_PLAN === '1' && 'plan', env.SKELETON_CALL_THREAD === '1' && 'thread'];
   const name = [script.replace(/\.ts$/, ''), env.SKELETON_ROLE, ...variant].filter(Boolean).join('-');
-  const args = [...profileArgs(name), '--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)];
-  return spawn(process.execPath, args, {
+  const args = ['--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)];
+  return spawnNode(name, args, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -328,27 +352,38 @@ export const cpuOf = (groups: Record<string, (number | undefined)[]>): Record<st
   );
 
 /**
- * How a process's main thread and the machine's cores spent a window: the thread's ms per second on a
+ * How a process's threads and the machine's cores spent a window: the main thread's ms per second on a
  * core and waiting in the run queue for one (/proc/<pid>/task/<pid>/schedstat, ns; NaN where the kernel
- * keeps no schedstat), and the share of the cores' time not idle (/proc/stat, every process's).
- * A thread that is on a core and waiting for one nearly every millisecond wants a whole core and does
- * not get it: the cores, not the thread's own work or a lock, bound it (session 17: Kairos's executor at
- * saturation 0.64–0.66 s on a core and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
+ * keeps no schedstat), its other threads' ms per second on a core (V8's workers, which collect garbage
+ * beside the main thread, and libuv's pool), and the share of the cores' time not idle (/proc/stat,
+ * every process's). A thread that is on a core and waiting for one nearly every millisecond wants a whole
+ * core and does not get it: the cores, not the thread's own work or a lock, bound it (session 17: Kairos's
+ * executor at saturation 0.64–0.66 s on a core and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
  */
 export interface CoreUse {
   runMsPerS: number;
   waitMsPerS: number;
+  otherThreadsMsPerS: number;
   coresBusy: number;
 }
 
-/** Starts a CoreUse window for `pid`'s main thread; the returned function ends it. */
+/** Starts a CoreUse window for `pid`'s threads; the returned function ends it. */
 export function coreUseFrom(pid: number | undefined): () => CoreUse {
-  const thread = (): [number, number] => {
+  const schedstat = (task: string): [number, number] => {
     try {
-      const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ').map(Number);
       return [run! / 1e6, wait! / 1e6];
     } catch {
       return [NaN, NaN];
+    }
+  };
+  // Every thread's time on a core but the main thread's; a thread that ended in the window is left out.
+  const others = (): Map<string, number> => {
+    try {
+      const tasks = readdirSync(`/proc/${pid}/task`).filter((task) => task !== String(pid));
+      return new Map(tasks.map((task) => [task, schedstat(task)[0]]));
+    } catch {
+      return new Map();
     }
   };
   // cpu  user nice system idle iowait irq softirq steal (ticks)
@@ -356,16 +391,20 @@ export function coreUseFrom(pid: number | undefined): () => CoreUse {
     const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
     return [ticks[3]! + ticks[4]!, ticks.reduce((sum, tick) => sum + tick, 0)];
   };
-  const [runBefore, waitBefore] = thread();
+  const [runBefore, waitBefore] = schedstat(String(pid));
+  const othersBefore = others();
   const [idleBefore, totalBefore] = cores();
   const from = performance.now();
   return () => {
     const seconds = (performance.now() - from) / 1000;
-    const [run, wait] = thread();
+    const [run, wait] = schedstat(String(pid));
+    let otherMs = 0;
+    for (const [task, ms] of others()) otherMs += ms - (othersBefore.get(task) ?? 0);
     const [idle, total] = cores();
     return {
       runMsPerS: (run - runBefore) / seconds,
       waitMsPerS: (wait - waitBefore) / seconds,
+      otherThreadsMsPerS: otherMs / seconds,
       coresBusy: 1 - (idle - idleBefore) / Math.max(1, total - totalBefore),
     };
   };

@@ -28,7 +28,9 @@
  * calls in a worker thread, and Kairos),
  * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (the sustained scenarios' least endpoints at 1 s,
  * default 3000; more where got's ceiling is higher: sustainedLoad),
- * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server).
+ * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server), BENCH_PG_URL
+ * (the PostgreSQL server whose databases the benchmark makes; else postgresql://postgres@127.0.0.1:5432),
+ * BENCH_CPU_PROF=<dir> and BENCH_TRACE_GC=<dir> (V8 CPU profiles, V8's --trace-gc lines: bench/lib.ts).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -234,7 +236,7 @@ interface KairosFigures {
   cpu: Record<string, number>;
   /** The host's speed in the window: the µs of wall time a fixed task took, median (lib.ts hostSpeedDuring). */
   hostTaskUs: number;
-  /** The calling process's main thread on a core and waiting for one, and the cores' busy share (lib.ts coreUseFrom). */
+  /** The calling process's main thread on a core and waiting for one, its other threads, and the cores' busy share (lib.ts coreUseFrom). */
   coreUse: CoreUse;
   /**
    * Mean ms a due job spent in each phase of the executor's processor over the window (the executor's
@@ -454,7 +456,7 @@ interface FloorFigures {
   cpu: Record<string, number>;
   /** The host's speed in the window: the µs of wall time a fixed task took, median (lib.ts hostSpeedDuring). */
   hostTaskUs: number;
-  /** The calling process's main thread on a core and waiting for one, and the cores' busy share (lib.ts coreUseFrom). */
+  /** The calling process's main thread on a core and waiting for one, its other threads, and the cores' busy share (lib.ts coreUseFrom). */
   coreUse: CoreUse;
 }
 
@@ -651,9 +653,17 @@ function meanFloor(runs: FloorFigures[]): FloorFigures {
   };
 }
 
+/** A window's CoreUse as printed: main thread on a core / waiting, other threads, the cores' busy share. */
+const coreUseText = (use: CoreUse): string =>
+  Number.isNaN(use.runMsPerS)
+    ? `n/a (cores ${(100 * use.coresBusy).toFixed(0)} %)`
+    : `${use.runMsPerS.toFixed(0)} / ${use.waitMsPerS.toFixed(0)}, other threads ${use.otherThreadsMsPerS.toFixed(0)} ` +
+      `(cores ${(100 * use.coresBusy).toFixed(0)} %)`;
+
 const meanCoreUse = (runs: { coreUse: CoreUse }[]): CoreUse => ({
   runMsPerS: meanOf(runs.map((run) => run.coreUse.runMsPerS)),
   waitMsPerS: meanOf(runs.map((run) => run.coreUse.waitMsPerS)),
+  otherThreadsMsPerS: meanOf(runs.map((run) => run.coreUse.otherThreadsMsPerS)),
   coresBusy: meanOf(runs.map((run) => run.coreUse.coresBusy)),
 });
 
@@ -1217,16 +1227,9 @@ async function main(): Promise<void> {
           `got's ceiling ${gauge(ceilings)}, Kairos AI off ${gauge(offRuns)}, AI on ${gauge(onRuns)}, bare BullMQ + got ${gauge(floorRuns)}, ` +
           `the shape at its least ${gauge(leastRuns)}, with its stored plan ${gauge(plannedRuns)}.`,
       );
-      const threads = (runs: { coreUse: CoreUse }[]) =>
-        runs
-          .map(({ coreUse: use }) =>
-            Number.isNaN(use.runMsPerS)
-              ? `n/a (cores ${(100 * use.coresBusy).toFixed(0)} %)`
-              : `${use.runMsPerS.toFixed(0)} / ${use.waitMsPerS.toFixed(0)} (cores ${(100 * use.coresBusy).toFixed(0)} %)`,
-          )
-          .join(', ');
+      const threads = (runs: { coreUse: CoreUse }[]) => runs.map(({ coreUse }) => coreUseText(coreUse)).join(', ');
       report(
-        `The calling process's main thread by window, ms per second on a core / waiting for one (/proc schedstat), and the cores' busy share (/proc/stat); pair by pair: ` +
+        `The calling process's main thread by window, ms per second on a core / waiting for one (/proc schedstat), its other threads' ms per second on a core (V8's garbage-collecting workers, libuv's pool), and the cores' busy share (/proc/stat); pair by pair: ` +
           `Kairos AI off ${threads(offRuns)}, AI on ${threads(onRuns)}, bare BullMQ + got ${threads(floorRuns)}, ` +
           `the shape at its least ${threads(leastRuns)}, with its stored plan ${threads(plannedRuns)}.`,
       );
@@ -1256,12 +1259,14 @@ async function main(): Promise<void> {
         const figures = await skeletonScenario(load, target, redis, options);
         if (options.plan && !('callThread' in options)) planned = figures.delivered;
         report(
-          `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)})`,
+          `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
+            `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
         );
       }
       const kairos = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
       report(
-        `Kairos, AI off: ${kairos.delivered.toFixed(0)}/s, ${pct(kairos.delivered / raw.rate)} of the ceiling (${cpuLine(kairos.cpu)})`,
+        `Kairos, AI off: ${kairos.delivered.toFixed(0)}/s, ${pct(kairos.delivered / raw.rate)} of the ceiling (${cpuLine(kairos.cpu)}; ` +
+          `the executor's threads, ms per second: ${coreUseText(kairos.coreUse)})`,
       );
       report('');
       if (process.env.BENCH_CPU_PROF) reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos.delivered, planned);
