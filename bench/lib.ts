@@ -81,14 +81,13 @@ export interface ServiceSet {
   stop(): Promise<void>;
 }
 
+/** The stem of a process's profile and GC-trace files: its name, a service's instance mark `#` as `-`. */
+const fileStem = (name: string): string => name.replace('#', '-');
+
 /** BENCH_CPU_PROF=<dir>: each service process writes a V8 CPU profile there when it exits. */
 const cpuProfileArgs = (name: string): string[] =>
   process.env.BENCH_CPU_PROF
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`,
-        `--cpu-prof-name=${name.replace('#', '-')}.cpuprofile`,
-      ]
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`, `--cpu-prof-name=${fileStem(name)}.cpuprofile`]
     : [];
 
 /**
@@ -96,16 +95,16 @@ const cpuProfileArgs = (name: string): string[] =>
  * V8's --trace-gc, its stdout, where V8 writes those lines, in <dir>/<name>.gc. Session 19 read there what
  * the executors' scavenges promote: ≈ 9 MB every 150–200 ms at saturation, Kairos's and the shape's alike.
  */
-const gcTraceOf = (name: string): number | undefined =>
+const openGcTrace = (name: string): number | undefined =>
   process.env.BENCH_TRACE_GC && name !== 'ceiling'
-    ? openSync(join(process.env.BENCH_TRACE_GC, `${name.replace('#', '-')}.gc`), 'w')
+    ? openSync(join(process.env.BENCH_TRACE_GC, `${fileStem(name)}.gc`), 'w')
     : undefined;
 
 type Stdio = 'ignore' | 'pipe' | 'inherit' | 'ipc' | number;
 
 /** Spawns a Node process with the knobs above (its stdout to the GC trace when there is one). */
 function spawnNode(name: string, args: string[], options: SpawnOptions & { stdio: Stdio[] }): ChildProcess {
-  const trace = gcTraceOf(name);
+  const trace = openGcTrace(name);
   const child = spawn(
     process.execPath,
     [...cpuProfileArgs(name), ...(trace === undefined ? [] : ['--trace-gc']), ...args],
@@ -355,8 +354,8 @@ export const cpuOf = (groups: Record<string, (number | undefined)[]>): Record<st
  * How a process's threads and the machine's cores spent a window: the main thread's ms per second on a
  * core and waiting in the run queue for one (/proc/<pid>/task/<pid>/schedstat, ns; NaN where the kernel
  * keeps no schedstat), its other threads' ms per second on a core (V8's workers, which collect garbage
- * beside the main thread, and libuv's pool), and the share of the cores' time not idle (/proc/stat,
- * every process's). A thread that is on a core and waiting for one nearly every millisecond wants a whole
+ * beside the main thread, libuv's pool, and any worker thread of its own, as the shape's call thread), and
+ * the share of the cores' time not idle (/proc/stat, every process's). A thread that is on a core and waiting for one nearly every millisecond wants a whole
  * core and does not get it: the cores, not the thread's own work or a lock, bound it (session 17: Kairos's
  * executor at saturation 0.64–0.66 s on a core and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
  */
