@@ -57,6 +57,29 @@ describe('signPayload', () => {
     expect(signPayload(RAW_KEY, NOW_SEC, body)).toBe(`sha256=${expected}`);
   });
 
+  it('hands out a kept signature only for the same key, second and body', () => {
+    // Each step changes one input after a signature was kept: a memo keyed on too little would
+    // return the step before's signature.
+    const OTHER_KEY = generateSigningKey();
+    const longBody = 'x'.repeat(600);
+    const steps: [string, number, string][] = [
+      [RAW_KEY, NOW_SEC, ''],
+      [RAW_KEY, NOW_SEC, ''],
+      [RAW_KEY, NOW_SEC + 1, ''],
+      [RAW_KEY, NOW_SEC + 1, '{"a":1}'],
+      [OTHER_KEY, NOW_SEC + 1, '{"a":1}'],
+      [RAW_KEY, NOW_SEC + 1, '{"a":1}'],
+      [RAW_KEY, NOW_SEC + 1, longBody],
+      [RAW_KEY, NOW_SEC + 1, `${longBody.slice(1)}y`],
+      [RAW_KEY, NOW_SEC + 1, '{"a":1}'],
+      [RAW_KEY, NOW_SEC, ''],
+    ];
+    for (const [key, at, body] of steps) {
+      const expected = createHmac('sha256', key).update(`${at}.${body}`).digest('hex');
+      expect(signPayload(key, at, body)).toBe(`sha256=${expected}`);
+    }
+  });
+
   it('rejects a non-integer timestamp (milliseconds passed by mistake would still be an integer)', () => {
     expect(() => signPayload(RAW_KEY, 1.5, '')).toThrow(RangeError);
   });

@@ -45,38 +45,62 @@ export function signingKeyPrefix(rawKey: string): string {
 }
 
 /**
- * The HMAC key object of each raw key, most recently used last. Node 24's createHmac turns a Buffer
+ * Per raw key: its HMAC key object and the last signature it made. Node 24's createHmac turns a Buffer
  * key into a key object on every call, and first probes it with checks that throw and catch inside
  * Node: 11 µs per signature at an executor's stack depth against 1.6 µs with a key object (measured
  * on this machine), 4 % of the executor's CPU at saturation (`node --cpu-prof`, 3,000 endpoints at
  * 1 s: prepareSecretKey). 10,000 accounts' keys take ≈ 2 MB; the executor holds their raw keys
- * already (services/executor/src/signing-keys.ts).
+ * already (services/executor/src/signing-keys.ts). Most recently used last.
  */
-const hmacKeys = new Map<string, KeyObject>();
+interface KeyEntry {
+  key: KeyObject;
+  /** The last signature made with this key and what it signed (memo: signPayload). */
+  timestampSec: number;
+  body: string;
+  signature: string;
+}
+const keyEntries = new Map<string, KeyEntry>();
 const HMAC_KEY_CAPACITY = 10_000;
+/**
+ * A signature covers `<timestamp seconds>.<body>`, so the requests of one account in one second with
+ * one body (every GET: the empty body) carry the same signature: the last one is kept and handed out
+ * again. Signing was 9–12 µs of an executor's main thread per request, ≈ 2 % of an execution's CPU in
+ * all processes, and 1.2 µs with the memo (bench/profile-diff.ts, 3,000–4,500 endpoints of one account
+ * at 1 s). An instance of many accounts with one endpoint each gains nothing and loses a string
+ * comparison. Only bodies up to this length are kept: the memo holds at most 10,000 × 512 characters.
+ */
+const MEMO_MAX_BODY_CHARS = 512;
 
-function hmacKeyOf(rawKey: string): KeyObject {
-  let key = hmacKeys.get(rawKey);
-  if (key === undefined) {
-    key = createSecretKey(Buffer.from(rawKey, 'utf8'));
-    if (hmacKeys.size >= HMAC_KEY_CAPACITY) hmacKeys.delete(hmacKeys.keys().next().value!);
+function keyEntryOf(rawKey: string): KeyEntry {
+  let entry = keyEntries.get(rawKey);
+  if (entry === undefined) {
+    entry = { key: createSecretKey(Buffer.from(rawKey, 'utf8')), timestampSec: Number.NaN, body: '', signature: '' };
+    if (keyEntries.size >= HMAC_KEY_CAPACITY) keyEntries.delete(keyEntries.keys().next().value!);
   } else {
-    hmacKeys.delete(rawKey);
+    keyEntries.delete(rawKey);
   }
-  hmacKeys.set(rawKey, key);
-  return key;
+  keyEntries.set(rawKey, entry);
+  return entry;
 }
 
-function computeDigest(rawKey: string, timestampSec: number, body: string): Buffer {
+function computeDigest(key: KeyObject, timestampSec: number, body: string): Buffer {
   if (!Number.isSafeInteger(timestampSec)) {
     throw new RangeError(`Signature timestamp must be an integer number of seconds, got ${timestampSec}`);
   }
-  return createHmac('sha256', hmacKeyOf(rawKey)).update(`${timestampSec}.${body}`, 'utf8').digest();
+  return createHmac('sha256', key).update(`${timestampSec}.${body}`, 'utf8').digest();
 }
 
 /** The `X-Service-Signature` value for a body sent at `timestampSec` (unix seconds). */
 export function signPayload(rawKey: string, timestampSec: number, body: string): string {
-  return `sha256=${computeDigest(rawKey, timestampSec, body).toString('hex')}`;
+  const entry = keyEntryOf(rawKey);
+  if (entry.timestampSec === timestampSec && entry.body === body) return entry.signature;
+  const signature = `sha256=${computeDigest(entry.key, timestampSec, body).toString('hex')}`;
+  if (body.length <= MEMO_MAX_BODY_CHARS) {
+    entry.timestampSec = timestampSec;
+    entry.body = body;
+    entry.signature = signature;
+  }
+  return signature;
 }
 
 /**
@@ -115,7 +139,7 @@ export function verifySignature(
     if (!match?.[1]) return false;
     received.push(Buffer.from(match[1], 'hex'));
   }
-  const expected = computeDigest(rawKey, timestampSec, body);
+  const expected = computeDigest(keyEntryOf(rawKey).key, timestampSec, body);
   // Compare against every entry (no early exit), so timing does not tell which one matched.
   let isMatch = false;
   for (const digest of received) {
