@@ -355,9 +355,10 @@ export const cpuOf = (groups: Record<string, (number | undefined)[]>): Record<st
  * core and waiting in the run queue for one (/proc/<pid>/task/<pid>/schedstat, ns; NaN where the kernel
  * keeps no schedstat), its other threads' ms per second on a core (V8's workers, which collect garbage
  * beside the main thread, libuv's pool, and any worker thread of its own, as the shape's call thread), and
- * the share of the cores' time not idle (/proc/stat, every process's). A thread that is on a core and waiting for one nearly every millisecond wants a whole
- * core and does not get it: the cores, not the thread's own work or a lock, bound it (session 17: Kairos's
- * executor at saturation 0.64–0.66 s on a core and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
+ * the share of the cores' time not idle (/proc/stat, every process's). A thread that is on a core and
+ * waiting for one nearly every millisecond wants a whole core and does not get it: the cores, not the
+ * thread's own work or a lock, bound it (session 17: Kairos's executor at saturation 0.64–0.66 s on a core
+ * and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
  */
 export interface CoreUse {
   runMsPerS: number;
@@ -376,11 +377,14 @@ export function coreUseFrom(pid: number | undefined): () => CoreUse {
       return [NaN, NaN];
     }
   };
-  // Every thread's time on a core but the main thread's; a thread that ended in the window is left out.
+  // Every thread's time on a core but the main thread's; a thread that ended in the window is left out,
+  // also one that ended between listing the threads and reading its schedstat (NaN would void the sum).
   const others = (): Map<string, number> => {
     try {
       const tasks = readdirSync(`/proc/${pid}/task`).filter((task) => task !== String(pid));
-      return new Map(tasks.map((task) => [task, schedstat(task)[0]]));
+      return new Map(
+        tasks.map((task): [string, number] => [task, schedstat(task)[0]]).filter(([, ms]) => !Number.isNaN(ms)),
+      );
     } catch {
       return new Map();
     }
