@@ -85,3 +85,14 @@ it('holds the calls to the response memory their endpoints may return, in order,
   expect(await Promise.all(results)).toEqual(Array(6).fill('recorded'));
   expect(await inUse()).toBe(0);
 });
+
+it('takes a free slot at once: the work starts before the caller next yields', () => {
+  const slots = createCallSlots(1, 1024);
+  let started = false;
+  const done = slots(100, () => {
+    started = true;
+    return Promise.resolve('recorded');
+  });
+  expect(started).toBe(true);
+  return expect(done).resolves.toBe('recorded');
+});

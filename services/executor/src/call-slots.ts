@@ -13,18 +13,19 @@
  * BullMQ's moves, and 100 of them carried at most ≈2,770 executions/s while the CPU could carry
  * ≈3,350 (bench/results.md, session 9).
  *
- * Both bounds are first come, first served: a call that needs 1 MiB of a nearly full budget waits at
- * the head of the line instead of being overtaken forever by small ones. The count is p-limit's; the
- * memory is ResponseMemory below, written here because no library fit: async-mutex's weighted
- * Semaphore walks every free unit on each release, 236 µs per call with a budget of 102,400 KiB
- * (the executor's CPU per execution went from 0.24 to 0.46 ms at saturation, bench/results.md
- * session 10); this one is O(waiting calls) per release.
+ * Both bounds are first come, first served, in one line: a call that needs 1 MiB of a nearly full
+ * budget waits at the head of the line instead of being overtaken forever by small ones. Written
+ * here because no library fit: async-mutex's weighted Semaphore walks every free unit on each
+ * release, 236 µs per call with a budget of 102,400 KiB (the executor's CPU per execution went from
+ * 0.24 to 0.46 ms at saturation, bench/results.md session 10); p-limit for the count in front of a
+ * line for the memory cost 1.1–1.2 µs of CPU per call against 0.4–0.5 for this one line, which
+ * takes a free slot without a promise or a turn of the event loop (200,000 calls, 400 at once, the
+ * work's own cost taken off; bench/results.md session 21). A release is O(waiting calls).
  *
  * `kairos_executor_concurrency_in_use` counts the slots taken (against `…_limit`): the executor's
  * saturation alert (deploy/observability/prometheus-rules.yaml) reads calls in flight.
  */
 import { metrics } from '@kairos/runtime';
-import pLimit from 'p-limit';
 
 /**
  * Due jobs a process takes per call slot. 2: at 3,000 endpoints at 1 s on 2 cores, delivered
@@ -41,46 +42,55 @@ export const DUE_JOBS_PER_CALL_SLOT = 2;
 export type CallSlots = <T>(responseKb: number, work: () => Promise<T>) => Promise<T>;
 
 export function createCallSlots(count: number, responseMemoryKb: number): CallSlots {
-  const limit = pLimit(count);
-  const memory = new ResponseMemory(responseMemoryKb);
-  return (responseKb, work) =>
-    limit(async () => {
-      // An endpoint allowed more than the whole budget runs alone rather than never.
-      const kb = Math.min(responseKb, responseMemoryKb);
-      await memory.reserve(kb);
-      metrics.executorConcurrencyInUse.inc();
-      try {
-        return await work();
-      } finally {
-        metrics.executorConcurrencyInUse.dec();
-        memory.release(kb);
-      }
-    });
+  const line = new SlotLine(count, responseMemoryKb);
+  return async (responseKb, work) => {
+    // An endpoint allowed more than the whole budget runs alone rather than never.
+    const kb = Math.min(responseKb, responseMemoryKb);
+    if (!line.take(kb)) await line.wait(kb);
+    metrics.executorConcurrencyInUse.inc();
+    try {
+      return await work();
+    } finally {
+      metrics.executorConcurrencyInUse.dec();
+      line.release(kb);
+    }
+  };
 }
 
-/** KiB of response reserved by the calls in flight, handed out in the order they were asked for. */
-class ResponseMemory {
-  private free: number;
-  private readonly waiting: { kb: number; reserved: () => void }[] = [];
+/** The free slots and KiB of response memory, handed out in the order they were asked for. */
+class SlotLine {
+  private readonly waiting: { kb: number; taken: () => void }[] = [];
 
-  constructor(total: number) {
-    this.free = total;
+  constructor(
+    private freeSlots: number,
+    private freeKb: number,
+  ) {}
+
+  /** Takes a slot and `kb` at once when nobody waits and both are free; false: wait for them. */
+  take(kb: number): boolean {
+    if (this.waiting.length > 0 || !this.fits(kb)) return false;
+    this.freeSlots -= 1;
+    this.freeKb -= kb;
+    return true;
   }
 
-  reserve(kb: number): Promise<void> {
-    if (this.waiting.length === 0 && kb <= this.free) {
-      this.free -= kb;
-      return Promise.resolve();
-    }
-    return new Promise((reserved) => this.waiting.push({ kb, reserved }));
+  /** Resolves once a slot and `kb` are taken for the caller, after everyone who asked before. */
+  wait(kb: number): Promise<void> {
+    return new Promise((taken) => this.waiting.push({ kb, taken }));
   }
 
   release(kb: number): void {
-    this.free += kb;
-    while (this.waiting.length > 0 && this.waiting[0]!.kb <= this.free) {
+    this.freeSlots += 1;
+    this.freeKb += kb;
+    while (this.waiting.length > 0 && this.fits(this.waiting[0]!.kb)) {
       const next = this.waiting.shift()!;
-      this.free -= next.kb;
-      next.reserved();
+      this.freeSlots -= 1;
+      this.freeKb -= next.kb;
+      next.taken();
     }
+  }
+
+  private fits(kb: number): boolean {
+    return this.freeSlots > 0 && kb <= this.freeKb;
   }
 }

@@ -70,7 +70,8 @@ export async function executePlannedRun(
   const { target, planned } = admission;
   admitted?.(planned);
   // Waiting for the run's time takes no call slot (call-slots.ts); the call and the record do.
-  if (admission.kind !== 'replay') await untilDue(planned.scheduledAt);
+  const wait = admission.kind === 'replay' ? null : untilDue(planned.scheduledAt);
+  if (wait) await wait;
   return deps.callSlots(target.maxResponseSizeKb, async () => {
     const run =
       admission.kind === 'replay' ? admission.run : await callPlannedRun(deps, target, planned, attempt, phase);
@@ -129,12 +130,17 @@ function phaseClock(): PhaseClock {
  * A timer may fire up to a millisecond before the wall clock reaches its time (Node counts it on
  * the event loop's cached monotonic time; the benchmark saw calls arrive 0.5–0.7 ms early), so the
  * wait ends only once Date.now(), which rounds down, has reached it: a run never starts early.
+ * Null when the run is due already, as every run is once the executor is behind: no promise and
+ * no turn of the event loop then (bench/results.md, session 21).
  */
-export async function untilDue(scheduledAt: Date): Promise<void> {
+export function untilDue(scheduledAt: Date): Promise<void> | null {
   const until = Math.min(scheduledAt.getTime(), Date.now() + MAX_DISPATCH_WAIT_MS);
-  for (let waitMs = until - Date.now(); waitMs > 0; waitMs = until - Date.now()) {
-    await new Promise((resolve) => setTimeout(resolve, waitMs));
-  }
+  if (until <= Date.now()) return null;
+  return (async () => {
+    for (let waitMs = until - Date.now(); waitMs > 0; waitMs = until - Date.now()) {
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  })();
 }
 
 /** "Test now": runs even when paused; refused when archived; never touches scheduling state. */

@@ -24,3 +24,13 @@ it('waits at most MAX_DISPATCH_WAIT_MS (1 s) for a run planned further ahead', a
   expect(waited).toBeGreaterThanOrEqual(1000);
   expect(waited).toBeLessThan(1500);
 });
+
+it('hands back no wait for a run that is due already, and a wait for one that is not', async () => {
+  expect(untilDue(new Date(Date.now() - 1))).toBeNull();
+  expect(untilDue(new Date(Date.now()))).toBeNull();
+  const scheduledAt = new Date(Date.now() + 20);
+  const wait = untilDue(scheduledAt);
+  expect(wait).toBeInstanceOf(Promise);
+  await wait;
+  expect(Date.now()).toBeGreaterThanOrEqual(scheduledAt.getTime());
+});
