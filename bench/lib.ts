@@ -365,7 +365,12 @@ export interface CoreUse {
   waitMsPerS: number;
   otherThreadsMsPerS: number;
   coresBusy: number;
+  /** The window, in µs of the monotonic clock that V8's CPU profiles count in (profile-diff.ts cuts them to it). */
+  windowUs: [number, number];
 }
+
+/** Now in µs of the monotonic clock (CLOCK_MONOTONIC: a V8 CPU profile's startTime is on it too). */
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
 
 /** Starts a CoreUse window for `pid`'s threads; the returned function ends it. */
 export function coreUseFrom(pid: number | undefined): () => CoreUse {
@@ -397,9 +402,10 @@ export function coreUseFrom(pid: number | undefined): () => CoreUse {
   const [runBefore, waitBefore] = schedstat(String(pid));
   const othersBefore = others();
   const [idleBefore, totalBefore] = cores();
-  const from = performance.now();
+  const fromUs = monotonicUs();
   return () => {
-    const seconds = (performance.now() - from) / 1000;
+    const toUs = monotonicUs();
+    const seconds = (toUs - fromUs) / 1e6;
     const [run, wait] = schedstat(String(pid));
     let otherMs = 0;
     for (const [task, ms] of others()) otherMs += ms - (othersBefore.get(task) ?? 0);
@@ -409,6 +415,7 @@ export function coreUseFrom(pid: number | undefined): () => CoreUse {
       waitMsPerS: (wait - waitBefore) / seconds,
       otherThreadsMsPerS: otherMs / seconds,
       coresBusy: 1 - (idle - idleBefore) / Math.max(1, total - totalBefore),
+      windowUs: [fromUs, toUs],
     };
   };
 }

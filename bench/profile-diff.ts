@@ -1,8 +1,8 @@
 /**
  * Where one process's CPU per execution goes beside another's (issue #14: "which cost is left"), from
  * the V8 CPU profiles BENCH_CPU_PROF writes: each sample's time is charged to what ran it (below), the
- * profile is cut to its steady seconds, and each cost is divided by the executions the process delivered
- * per second. Used by `BENCH_ONLY=skeleton` to set Kairos's executor beside the card's shape's.
+ * profile is cut to the measurement's window, and each cost is divided by the executions the process
+ * delivered in it. Used by `BENCH_ONLY=skeleton` to set Kairos's executor beside the card's shape's.
  *
  * What ran a sample: V8's garbage collector, or the nearest frame with a source that is not Node's own
  * (Node's modules and native frames such as a socket write are charged to the library or the Kairos code
@@ -18,6 +18,8 @@ interface ProfileNode {
   children?: number[];
 }
 interface Profile {
+  /** µs, on the monotonic clock (CLOCK_MONOTONIC: process.hrtime's). */
+  startTime: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -45,11 +47,13 @@ function costOf(url: string): string | null {
 }
 
 /**
- * µs per execution of each cost in the steady seconds of a profile: those whose main thread was busy at
- * least 80 % of the busiest second's, without the first two and the last (start-up, with Prisma's query
- * compiler and module loading, and wind-down), for a process that delivered `perSecond` executions.
+ * µs per execution of each cost in the samples a profile took inside `windowUs` (the measurement's
+ * window, on the monotonic clock the profile's startTime counts in: lib.ts CoreUse), for a process that
+ * delivered `perSecond` executions in it. Cut to the window, not to its busiest seconds: those took in
+ * Kairos's executor's start-up too (Prisma compiling its first queries, 3–4 s after the start: 12 µs
+ * an execution that the shape's executor, which has no Prisma, never showed; session 21).
  */
-export function costsPerExecution(path: string, perSecond: number): Map<string, number> {
+export function costsPerExecution(path: string, perSecond: number, windowUs: [number, number]): Map<string, number> {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -78,23 +82,17 @@ export function costsPerExecution(path: string, perSecond: number): Map<string, 
     if (functionName === '(program)') return 'V8 (program)';
     return sourceOf(id) ?? (functionName === 'runMicrotasks' ? 'promise jobs (runMicrotasks)' : functionName);
   };
-  const seconds: { busy: number; costs: Map<string, number> }[] = [];
-  let at = 0;
+  const [fromUs, toUs] = windowUs;
+  const executions = Math.max(1, (perSecond * (toUs - fromUs)) / 1e6);
+  const total = new Map<string, number>();
+  let at = profile.startTime;
   profile.samples.forEach((id, index) => {
     const delta = profile.timeDeltas[index]!;
     at += delta;
-    const second = (seconds[Math.floor(at / 1e6)] ??= { busy: 0, costs: new Map() });
+    if (at < fromUs || at >= toUs) return;
     const cost = chargeOf(id);
-    if (cost === null) return;
-    second.busy += delta;
-    second.costs.set(cost, (second.costs.get(cost) ?? 0) + delta);
+    if (cost !== null) total.set(cost, (total.get(cost) ?? 0) + delta / executions);
   });
-  const busiest = Math.max(...seconds.map((second) => second?.busy ?? 0));
-  const steady = seconds.filter((second) => second && second.busy >= 0.8 * busiest).slice(2, -1);
-  const total = new Map<string, number>();
-  for (const second of steady) {
-    for (const [cost, us] of second.costs) total.set(cost, (total.get(cost) ?? 0) + us / steady.length / perSecond);
-  }
   return total;
 }
 

@@ -450,6 +450,9 @@ async function untilFlowing(target: Target): Promise<void> {
  * that arrived per second in the window, and the CPU ms one of its jobs costs by process (floor, Redis,
  * target).
  */
+/** What reportExecutorCosts needs of a window: its rate and its span (CoreUse.windowUs). */
+type WindowFigures = Pick<FloorFigures, 'delivered' | 'coreUse'>;
+
 interface FloorFigures {
   lateness: Summary;
   delivered: number;
@@ -665,6 +668,8 @@ const meanCoreUse = (runs: { coreUse: CoreUse }[]): CoreUse => ({
   waitMsPerS: meanOf(runs.map((run) => run.coreUse.waitMsPerS)),
   otherThreadsMsPerS: meanOf(runs.map((run) => run.coreUse.otherThreadsMsPerS)),
   coresBusy: meanOf(runs.map((run) => run.coreUse.coresBusy)),
+  // From the first window's start to the last one's end.
+  windowUs: [runs[0]!.coreUse.windowUs[0], runs.at(-1)!.coreUse.windowUs[1]],
 });
 
 /** CPU ms of every process together (a figure's `cpu`). */
@@ -734,15 +739,18 @@ async function durableRunCost(): Promise<DurableRunFigures> {
  * BENCH_CPU_PROF with BENCH_ONLY=skeleton: Kairos's executor beside the shape's with its stored plan, µs of
  * the main thread per execution by what ran it (profile-diff.ts), from the profiles of the last windows.
  */
-function reportExecutorCosts(dir: string, kairosRate: number, shapeRate: number): void {
-  const [kairos, shape] = ['executor', 'skeleton-executor-plan'].map((name) => join(dir, `${name}.cpuprofile`));
-  if (!existsSync(kairos!) || !existsSync(shape!)) {
+function reportExecutorCosts(dir: string, kairos: WindowFigures, shape: WindowFigures): void {
+  const [kairosPath, shapePath] = ['executor', 'skeleton-executor-plan'].map((name) => join(dir, `${name}.cpuprofile`));
+  if (!existsSync(kairosPath!) || !existsSync(shapePath!)) {
     report(`(no executor profiles in ${dir}: the comparison of the executors' costs is left out)`);
     return;
   }
-  const rows = compareCosts(costsPerExecution(kairos!, kairosRate), costsPerExecution(shape!, shapeRate));
+  const rows = compareCosts(
+    costsPerExecution(kairosPath!, kairos.delivered, kairos.coreUse.windowUs),
+    costsPerExecution(shapePath!, shape.delivered, shape.coreUse.windowUs),
+  );
   report(
-    `## The executor's main thread per execution by what ran it (µs; V8 CPU profiles, steady seconds; Kairos AI off at ${kairosRate.toFixed(0)}/s, the shape with its stored plan at ${shapeRate.toFixed(0)}/s)`,
+    `## The executor's main thread per execution by what ran it (µs; V8 CPU profiles, the measurement windows; Kairos AI off at ${kairos.delivered.toFixed(0)}/s, the shape with its stored plan at ${shape.delivered.toFixed(0)}/s)`,
   );
   report('');
   report("| cost | Kairos's executor | the shape's | difference |");
@@ -1250,14 +1258,14 @@ async function main(): Promise<void> {
         `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
       );
       // The third: the same with the calls in a worker thread, the executor's second thread (session 13).
-      let planned = 0;
+      let planned: FloorFigures | undefined;
       for (const [label, options] of [
         ['', { plan: false }],
         [', planned run stored', { plan: true }],
         [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
       ] as const) {
         const figures = await skeletonScenario(load, target, redis, options);
-        if (options.plan && !('callThread' in options)) planned = figures.delivered;
+        if (options.plan && !('callThread' in options)) planned = figures;
         report(
           `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
             `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
@@ -1269,7 +1277,7 @@ async function main(): Promise<void> {
           `the executor's threads, ms per second: ${coreUseText(kairos.coreUse)})`,
       );
       report('');
-      if (process.env.BENCH_CPU_PROF) reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos.delivered, planned);
+      if (process.env.BENCH_CPU_PROF && planned) reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos, planned);
     }
     if (runs('rt')) {
       report('## Round trips per delivered execution (defaults, 500 due/s; PostgreSQL through a counting relay)');
