@@ -45,16 +45,50 @@ export interface ExecutionTarget {
   aiSchedulingEnabled: boolean;
 }
 
+/**
+ * The target's times, read as epoch milliseconds (a float8 of whole milliseconds: the columns'
+ * precision) and made Dates here: pg parses a number about 1 µs faster than timestamptz text, on the
+ * executor's main thread, for each of the three a row usually has (200 rows of three times: 3.6–3.9
+ * against 6.3–7.7 µs a row; bench/results.md session 21).
+ */
+const TARGET_TIMES = [
+  'archivedAt',
+  'nextRunAt',
+  'pausedUntil',
+  'lastRunAt',
+  'lastScheduledAt',
+  'previousSigningKeyExpiresAt',
+] as const;
+
+const epochMs = (column: string, as: (typeof TARGET_TIMES)[number]) =>
+  `round(date_part('epoch', ${column}) * 1000) AS "${as}"`;
+
 const SELECT_TARGETS = `
-  SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion", e."nextRunId", e."nextRunAt",
-         e."nextRunSource", e."pausedUntil", e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace", e."lastRunAt",
-         e."lastScheduledAt", k."encryptedKey" AS "encryptedSigningKey",
-         k."previousEncryptedKey" AS "encryptedPreviousSigningKey", k."previousExpiresAt" AS "previousSigningKeyExpiresAt",
+  SELECT e.id, e."accountId", j.status AS "jobStatus", ${epochMs('e."archivedAt"', 'archivedAt')}, e."scheduleVersion",
+         e."nextRunId", ${epochMs('e."nextRunAt"', 'nextRunAt')}, e."nextRunSource", ${epochMs('e."pausedUntil"', 'pausedUntil')},
+         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace",
+         ${epochMs('e."lastRunAt"', 'lastRunAt')}, ${epochMs('e."lastScheduledAt"', 'lastScheduledAt')},
+         k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
+         ${epochMs('k."previousExpiresAt"', 'previousSigningKeyExpiresAt')},
          a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
     JOIN accounts a ON a.id = e."accountId"
     LEFT JOIN signing_keys k ON k."accountId" = e."accountId"`;
+
+/** A row of SELECT_TARGETS: its times as epoch milliseconds. */
+type TargetRow = Omit<ExecutionTarget, (typeof TARGET_TIMES)[number]> &
+  Record<(typeof TARGET_TIMES)[number], number | null>;
+
+/** The row as an ExecutionTarget, its times made Dates in place (the row is this module's own). */
+function targetOf(row: TargetRow): ExecutionTarget {
+  const target = row as unknown as Record<(typeof TARGET_TIMES)[number], Date | number | null>;
+  for (const time of TARGET_TIMES) {
+    const ms = target[time];
+    if (ms !== null) target[time] = new Date(ms);
+  }
+  return row as unknown as ExecutionTarget;
+}
 
 /**
  * The endpoint, its job's status and the account's signing key, read fresh for every execution.
@@ -67,21 +101,21 @@ export async function loadExecutionTarget(
   endpointId: string,
   options: { waitForSchedule?: boolean } = {},
 ): Promise<ExecutionTarget | null> {
-  const { rows } = await db.pool.query<ExecutionTarget>(
+  const { rows } = await db.pool.query<TargetRow>(
     `${SELECT_TARGETS} WHERE e.id = $1 ${options.waitForSchedule ? 'FOR SHARE OF e' : ''}`,
     [endpointId],
   );
-  return rows[0] ?? null;
+  return rows[0] ? targetOf(rows[0]) : null;
 }
 
 /** Many endpoints' targets in one query (the executor's batched admission); absent ids are gone. */
 export async function loadExecutionTargets(db: Database, endpointIds: string[]): Promise<Map<string, ExecutionTarget>> {
-  const { rows } = await db.pool.query<ExecutionTarget>({
+  const { rows } = await db.pool.query<TargetRow>({
     name: 'load-execution-targets',
     text: `${SELECT_TARGETS} WHERE e.id = ANY($1::uuid[])`,
     values: [[...new Set(endpointIds)]],
   });
-  return new Map(rows.map((row) => [row.id, row]));
+  return new Map(rows.map((row) => [row.id, targetOf(row)]));
 }
 
 export interface RetrySchedule extends ScheduleInput, JitterInput {
