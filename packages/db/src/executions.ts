@@ -166,8 +166,8 @@ export interface RunOutcome {
 /**
  * The recorded runs' columns, read from a JSON array (one parameter however many runs). The three
  * times travel as epoch milliseconds (runsJson), not ISO strings: a Date's toJSON and PostgreSQL's
- * parse of timestamptz text cost the executor 1.5–3.5 µs and the backend 1.6–1.9 µs a run more
- * (JSON.stringify of 100 runs against the same with numbers; 200 runs through json_to_recordset,
+ * parse of timestamptz text cost the executor 2.3–2.4 µs and the backend 1.6–1.9 µs a run more
+ * (runsJson of 100 runs: 3.5–3.6 against 1.2 µs of CPU a run; 200 runs through json_to_recordset,
  * the backend's CPU from /proc; bench/results.md session 21). Milliseconds are the columns' precision.
  */
 const RUNS_FROM_JSON = `
