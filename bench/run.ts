@@ -450,9 +450,6 @@ async function untilFlowing(target: Target): Promise<void> {
  * that arrived per second in the window, and the CPU ms one of its jobs costs by process (floor, Redis,
  * target).
  */
-/** What reportExecutorCosts needs of a window: its rate and its span (CoreUse.windowUs). */
-type WindowFigures = Pick<FloorFigures, 'delivered' | 'coreUse'>;
-
 interface FloorFigures {
   lateness: Summary;
   delivered: number;
@@ -462,6 +459,9 @@ interface FloorFigures {
   /** The calling process's main thread on a core and waiting for one, its other threads, and the cores' busy share (lib.ts coreUseFrom). */
   coreUse: CoreUse;
 }
+
+/** What reportExecutorCosts needs of one window: its rate and its span (CoreUse.windowUs). */
+type WindowFigures = Pick<FloorFigures, 'delivered' | 'coreUse'>;
 
 async function floorScenario(rate: number, target: Target, redis: Redis): Promise<FloorFigures> {
   const prefix = `{kb-floor-${benchId()}}`;
@@ -668,7 +668,8 @@ const meanCoreUse = (runs: { coreUse: CoreUse }[]): CoreUse => ({
   waitMsPerS: meanOf(runs.map((run) => run.coreUse.waitMsPerS)),
   otherThreadsMsPerS: meanOf(runs.map((run) => run.coreUse.otherThreadsMsPerS)),
   coresBusy: meanOf(runs.map((run) => run.coreUse.coresBusy)),
-  // From the first window's start to the last one's end.
+  // From the first window's start to the last one's end, the gaps between them included: a span to print,
+  // not one to cut a profile to (reportExecutorCosts takes one window's).
   windowUs: [runs[0]!.coreUse.windowUs[0], runs.at(-1)!.coreUse.windowUs[1]],
 });
 
