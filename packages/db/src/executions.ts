@@ -60,8 +60,13 @@ const TARGET_TIMES = [
   'previousSigningKeyExpiresAt',
 ] as const;
 
+/** A timestamptz column read out as epoch milliseconds, named `as` (SELECT_TARGETS). */
 const epochMs = (column: string, as: (typeof TARGET_TIMES)[number]) =>
   `round(date_part('epoch', ${column}) * 1000) AS "${as}"`;
+
+/** An input column of epoch milliseconds (bigint) read in as the timestamptz of the same name (RUNS_FROM_JSON). */
+const fromEpochMs = (column: 'scheduledAt' | 'startedAt' | 'completedAt') =>
+  `timestamptz 'epoch' + "${column}" * interval '1 millisecond' AS "${column}"`;
 
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", ${epochMs('e."archivedAt"', 'archivedAt')}, e."scheduleVersion",
@@ -172,9 +177,7 @@ export interface RunOutcome {
  */
 const RUNS_FROM_JSON = `
   SELECT id, "accountId", "endpointId", source, status,
-         timestamptz 'epoch' + "scheduledAt" * interval '1 millisecond' AS "scheduledAt",
-         timestamptz 'epoch' + "startedAt" * interval '1 millisecond' AS "startedAt",
-         timestamptz 'epoch' + "completedAt" * interval '1 millisecond' AS "completedAt",
+         ${fromEpochMs('scheduledAt')}, ${fromEpochMs('startedAt')}, ${fromEpochMs('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
          "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
     FROM json_to_recordset($1::json) AS r(
