@@ -69,8 +69,7 @@ class SlotLine {
   /** Takes a slot and `kb` at once when nobody waits and both are free; false: wait for them. */
   take(kb: number): boolean {
     if (this.waiting.length > 0 || !this.fits(kb)) return false;
-    this.freeSlots -= 1;
-    this.freeKb -= kb;
+    this.hold(kb);
     return true;
   }
 
@@ -84,13 +83,17 @@ class SlotLine {
     this.freeKb += kb;
     while (this.waiting.length > 0 && this.fits(this.waiting[0]!.kb)) {
       const next = this.waiting.shift()!;
-      this.freeSlots -= 1;
-      this.freeKb -= next.kb;
+      this.hold(next.kb);
       next.taken();
     }
   }
 
   private fits(kb: number): boolean {
     return this.freeSlots > 0 && kb <= this.freeKb;
+  }
+
+  private hold(kb: number): void {
+    this.freeSlots -= 1;
+    this.freeKb -= kb;
   }
 }
