@@ -22,6 +22,17 @@ describe('ids', () => {
     expect(second > first).toBe(true);
   });
 
+  it('stay strictly increasing and well-formed when many are made in one millisecond (the counter)', () => {
+    const ids = Array.from({ length: 20_000 }, () => newId());
+    const sameMillisecond = ids.filter((id, index) => index > 0 && id.slice(0, 13) === ids[index - 1]!.slice(0, 13));
+    expect(sameMillisecond.length).toBeGreaterThan(1_000);
+    // Each well-formed (RFC 9562's variant bits: 10xx) and above the one before.
+    const wrong = ids.filter(
+      (id, index) => !isId(id) || !'89ab'.includes(id[19]!) || (index > 0 && id <= ids[index - 1]!),
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it.each(['', 'abc', '00000000-0000-4000-8000-000000000000', `${newId()}x`])('rejects %j', (value) => {
     expect(isId(value)).toBe(false);
   });
