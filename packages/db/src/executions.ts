@@ -5,6 +5,7 @@
  */
 import type { JitterInput, RetrySettings, RunAttemptRecord, ScheduleInput } from '@kairos/core';
 import type { Database } from './client.js';
+import { datesInPlace, epochMs, fromEpochMs } from './epoch-ms.js';
 
 export interface ExecutionTarget {
   id: string;
@@ -45,12 +46,7 @@ export interface ExecutionTarget {
   aiSchedulingEnabled: boolean;
 }
 
-/**
- * The target's times, read as epoch milliseconds (a float8 of whole milliseconds: the columns'
- * precision) and made Dates here: pg parses a number about 1 µs faster than timestamptz text, on the
- * executor's main thread, for each of the three a row usually has (200 rows of three times: 3.6–3.9
- * against 6.3–7.7 µs a row; bench/results.md session 21).
- */
+/** The target's times, read as epoch milliseconds and made Dates here (epoch-ms.ts). */
 const TARGET_TIMES = [
   'archivedAt',
   'nextRunAt',
@@ -59,14 +55,6 @@ const TARGET_TIMES = [
   'lastScheduledAt',
   'previousSigningKeyExpiresAt',
 ] as const;
-
-/** A timestamptz column read out as epoch milliseconds, named `as` (SELECT_TARGETS). */
-const epochMs = (column: string, as: (typeof TARGET_TIMES)[number]) =>
-  `round(date_part('epoch', ${column}) * 1000) AS "${as}"`;
-
-/** An input column of epoch milliseconds (bigint) read in as the timestamptz of the same name (RUNS_FROM_JSON). */
-const fromEpochMs = (column: 'scheduledAt' | 'startedAt' | 'completedAt') =>
-  `timestamptz 'epoch' + "${column}" * interval '1 millisecond' AS "${column}"`;
 
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", ${epochMs('e."archivedAt"', 'archivedAt')}, e."scheduleVersion",
@@ -85,15 +73,8 @@ const SELECT_TARGETS = `
 type TargetRow = Omit<ExecutionTarget, (typeof TARGET_TIMES)[number]> &
   Record<(typeof TARGET_TIMES)[number], number | null>;
 
-/** The row as an ExecutionTarget, its times made Dates in place (the row is this module's own). */
-function targetOf(row: TargetRow): ExecutionTarget {
-  const target = row as unknown as Record<(typeof TARGET_TIMES)[number], Date | number | null>;
-  for (const time of TARGET_TIMES) {
-    const ms = target[time];
-    if (ms !== null) target[time] = new Date(ms);
-  }
-  return row as unknown as ExecutionTarget;
-}
+/** The row as an ExecutionTarget, its times made Dates in place. */
+const targetOf = (row: TargetRow): ExecutionTarget => datesInPlace(row, TARGET_TIMES);
 
 /**
  * The endpoint, its job's status and the account's signing key, read fresh for every execution.
@@ -168,6 +149,9 @@ export interface RunOutcome {
   attempts?: RunAttemptRecord[] | null;
 }
 
+/** An input column of epoch milliseconds read in as the timestamptz of the same name. */
+const timeIn = (column: 'scheduledAt' | 'startedAt' | 'completedAt') => `${fromEpochMs(`"${column}"`)} AS "${column}"`;
+
 /**
  * The recorded runs' columns, read from a JSON array (one parameter however many runs). The three
  * times travel as epoch milliseconds (runsJson), not ISO strings: a Date's toJSON and PostgreSQL's
@@ -177,7 +161,7 @@ export interface RunOutcome {
  */
 const RUNS_FROM_JSON = `
   SELECT id, "accountId", "endpointId", source, status,
-         ${fromEpochMs('scheduledAt')}, ${fromEpochMs('startedAt')}, ${fromEpochMs('completedAt')},
+         ${timeIn('scheduledAt')}, ${timeIn('startedAt')}, ${timeIn('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
          "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
     FROM json_to_recordset($1::json) AS r(

@@ -7,6 +7,7 @@
 import type { JitterInput, ScheduleInput } from '@kairos/core';
 import type pg from 'pg';
 import type { Database } from './client.js';
+import { datesInPlace, epochMs, fromEpochMs } from './epoch-ms.js';
 
 export interface ScheduleRow extends ScheduleInput, JitterInput {
   id: string;
@@ -37,13 +38,31 @@ export interface PlannedRun {
 /** What the policy plans for an endpoint (the version and owner come from the row). */
 export type NextRun = Pick<PlannedRun, 'runId' | 'scheduledAt' | 'source'>;
 
+/** The row's times, read as epoch milliseconds and made Dates here (epoch-ms.ts). */
+const ROW_TIMES = [
+  'archivedAt',
+  'nextRunAt',
+  'lastScheduledAt',
+  'lastRunAt',
+  'createdAt',
+  'pausedUntil',
+  'hintIntervalExpiresAt',
+  'hintOneShotAt',
+  'hintOneShotExpiresAt',
+] as const satisfies readonly (keyof ScheduleRow)[];
+
+/** A row of SELECT_FOR_UPDATE: its times as epoch milliseconds. */
+type LockedRow = Omit<ScheduleRow, (typeof ROW_TIMES)[number]> & Record<(typeof ROW_TIMES)[number], number | null>;
+
+const timeOut = (name: (typeof ROW_TIMES)[number]) => epochMs(`e."${name}"`, name);
+
 // Rows are locked in id order, so two batches sharing endpoints cannot deadlock.
 const SELECT_FOR_UPDATE = `
-  SELECT e.id, e."accountId", j.status AS "jobStatus", e."archivedAt", e."scheduleVersion",
-         e."nextRunAt", e."nextRunId",
+  SELECT e.id, e."accountId", j.status AS "jobStatus", ${timeOut('archivedAt')}, e."scheduleVersion",
+         ${timeOut('nextRunAt')}, e."nextRunId",
          e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
-         e."failureCount", e."lastScheduledAt", e."lastRunAt", e."createdAt", e."pausedUntil",
-         e."hintIntervalMs", e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt",
+         e."failureCount", ${timeOut('lastScheduledAt')}, ${timeOut('lastRunAt')}, ${timeOut('createdAt')}, ${timeOut('pausedUntil')},
+         e."hintIntervalMs", ${timeOut('hintIntervalExpiresAt')}, ${timeOut('hintOneShotAt')}, ${timeOut('hintOneShotExpiresAt')},
          e."jitterMs", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
     -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned
@@ -60,9 +79,9 @@ const SELECT_FOR_UPDATE = `
 
 const STORE_DECISIONS = `
   UPDATE endpoints e
-     SET "nextRunAt" = d."nextRunAt", "nextRunId" = d."nextRunId", "nextRunSource" = d."nextRunSource",
+     SET "nextRunAt" = ${fromEpochMs('d."nextRunAt"')}, "nextRunId" = d."nextRunId", "nextRunSource" = d."nextRunSource",
          "scheduleVersion" = e."scheduleVersion" + 1, "scheduleDirtyAt" = NULL
-    FROM unnest($1::uuid[], $2::timestamptz[], $3::uuid[], $4::text[]) AS d(id, "nextRunAt", "nextRunId", "nextRunSource")
+    FROM unnest($1::uuid[], $2::bigint[], $3::uuid[], $4::text[]) AS d(id, "nextRunAt", "nextRunId", "nextRunSource")
    WHERE e.id = d.id
   RETURNING e.id, e."scheduleVersion"`;
 
@@ -90,18 +109,21 @@ export async function recomputeEndpoints<T>(
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
-    const { rows } = await client.query<ScheduleRow>({
+    const { rows } = await client.query<LockedRow>({
       name: 'recompute-lock-endpoints',
       text: SELECT_FOR_UPDATE,
       values: [[...new Set(endpointIds)]],
     });
-    const decided = rows.map((row) => ({ row, next: decide(row) }));
+    const decided = rows.map((read) => {
+      const row = datesInPlace<ScheduleRow>(read, ROW_TIMES);
+      return { row, next: decide(row) };
+    });
     const stored = await client.query<{ id: string; scheduleVersion: number }>({
       name: 'recompute-store-decisions',
       text: STORE_DECISIONS,
       values: [
         decided.map(({ row }) => row.id),
-        decided.map(({ next }) => next?.scheduledAt ?? null),
+        decided.map(({ next }) => next?.scheduledAt.getTime() ?? null),
         decided.map(({ next }) => next?.runId ?? null),
         decided.map(({ next }) => next?.source ?? null),
       ],

@@ -1,11 +1,21 @@
 /**
- * The executor's times travel to and from PostgreSQL as epoch milliseconds (packages/db/src/executions.ts:
- * RUNS_FROM_JSON when a run is recorded, SELECT_TARGETS when its endpoint is read): each must land as
- * the same instant, to the millisecond, in the run's row and its endpoint's state, for scheduled runs
- * and Test now runs alike, and come back as the same Date (null where the column is).
+ * The hot paths' times travel to and from PostgreSQL as epoch milliseconds (packages/db/src/epoch-ms.ts):
+ * the executor's (executions.ts: RUNS_FROM_JSON when a run is recorded, SELECT_TARGETS when its
+ * endpoint is read) and the scheduler's recompute (schedule-state.ts: the locked row read, the planned
+ * run's time stored). Each must land as the same instant, to the millisecond, in the run's row and its
+ * endpoint's state, for scheduled runs and Test now runs alike, and come back as the same Date (null
+ * where the column is).
  */
+import { newIdAt } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { loadExecutionTarget, loadExecutionTargets, recordScheduledRuns, recordTestRun } from '@kairos/db/system';
+import {
+  loadExecutionTarget,
+  loadExecutionTargets,
+  recomputeEndpoints,
+  recordScheduledRuns,
+  recordTestRun,
+  type ScheduleRow,
+} from '@kairos/db/system';
 import { useTestDatabase } from './db.js';
 import { runOutcome, seedEndpoint } from './runs-fixtures.js';
 
@@ -68,4 +78,46 @@ it("reads an endpoint's times back as the same Dates, and an empty one as null",
     expect(target!.archivedAt).toBeNull();
     expect(target!.previousSigningKeyExpiresAt).toBeNull();
   }
+});
+
+it("reads the recompute's locked row as the same Dates and stores the planned run's time to the millisecond", async () => {
+  const endpoint = await seedEndpoint((sql, values) => db.pool.query(sql, values));
+  const scheduledAt = new Date(Date.UTC(2026, 10, 27, 23, 59, 59, 999));
+  await recordScheduledRuns(db, [
+    { ...runOutcome(endpoint, scheduledAt), startedAt: new Date(scheduledAt.getTime() + 1) },
+  ]);
+  await db.pool.query(
+    `UPDATE endpoints SET "createdAt" = $2, "hintOneShotAt" = $3, "hintOneShotExpiresAt" = $4 WHERE id = $1`,
+    [
+      endpoint.endpointId,
+      new Date(Date.UTC(2026, 10, 1, 0, 0, 0, 1)),
+      new Date(Date.UTC(2026, 10, 28, 0, 0, 59, 999)),
+      new Date(Date.UTC(2026, 10, 28, 0, 1, 0, 0)),
+    ],
+  );
+  const planned = new Date(Date.UTC(2026, 10, 28, 0, 0, 1, 999));
+  const seen: ScheduleRow[] = [];
+  await recomputeEndpoints(
+    db,
+    [endpoint.endpointId],
+    (row) => {
+      seen.push(row);
+      return { runId: newIdAt(planned), scheduledAt: planned, source: 'baseline-interval' };
+    },
+    async () => undefined,
+  );
+  const row = seen[0]!;
+  expect(row.lastScheduledAt).toEqual(new Date('2026-11-27T23:59:59.999Z'));
+  expect(row.lastRunAt).toEqual(new Date('2026-11-28T00:00:00.000Z'));
+  expect(row.createdAt).toEqual(new Date('2026-11-01T00:00:00.001Z'));
+  expect(row.hintOneShotAt).toEqual(new Date('2026-11-28T00:00:59.999Z'));
+  expect(row.hintOneShotExpiresAt).toEqual(new Date('2026-11-28T00:01:00.000Z'));
+  expect(row.nextRunAt).toBeNull();
+  expect(row.pausedUntil).toBeNull();
+  expect(row.archivedAt).toBeNull();
+  expect(row.hintIntervalExpiresAt).toBeNull();
+  const { rows } = await db.pool.query<{ nextRunAt: Date }>(`SELECT "nextRunAt" FROM endpoints WHERE id = $1`, [
+    endpoint.endpointId,
+  ]);
+  expect(rows[0]!.nextRunAt.toISOString()).toBe('2026-11-28T00:00:01.999Z');
 });
