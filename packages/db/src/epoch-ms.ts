@@ -15,8 +15,11 @@ export const epochMs = (column: string, as: string): string => `round(date_part(
 export const fromEpochMs = (expression: string): string =>
   `timestamptz 'epoch' + ${expression} * interval '1 millisecond'`;
 
-/** `row` with the times read by `epochMs` made Dates, in place (the rows are the query's own). */
-export function datesInPlace<T>(row: object, times: readonly string[]): T {
+/** A row of `T` as a query returns it with the times `K` read by `epochMs`. */
+export type WithEpochMs<T, K extends keyof T> = Omit<T, K> & Record<K, number | null>;
+
+/** `row` (a WithEpochMs<T, …>) with its times `times` made Dates, in place (the rows are the query's own): a `T`. */
+export function datesInPlace<T>(row: object, times: readonly (keyof T & string)[]): T {
   const fields = row as Record<string, Date | number | null>;
   for (const time of times) {
     const ms = fields[time];

@@ -5,7 +5,7 @@
  */
 import type { JitterInput, RetrySettings, RunAttemptRecord, ScheduleInput } from '@kairos/core';
 import type { Database } from './client.js';
-import { datesInPlace, epochMs, fromEpochMs } from './epoch-ms.js';
+import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
 
 export interface ExecutionTarget {
   id: string;
@@ -70,11 +70,10 @@ const SELECT_TARGETS = `
     LEFT JOIN signing_keys k ON k."accountId" = e."accountId"`;
 
 /** A row of SELECT_TARGETS: its times as epoch milliseconds. */
-type TargetRow = Omit<ExecutionTarget, (typeof TARGET_TIMES)[number]> &
-  Record<(typeof TARGET_TIMES)[number], number | null>;
+type TargetRow = WithEpochMs<ExecutionTarget, (typeof TARGET_TIMES)[number]>;
 
 /** The row as an ExecutionTarget, its times made Dates in place. */
-const targetOf = (row: TargetRow): ExecutionTarget => datesInPlace(row, TARGET_TIMES);
+const targetOf = (row: TargetRow): ExecutionTarget => datesInPlace<ExecutionTarget>(row, TARGET_TIMES);
 
 /**
  * The endpoint, its job's status and the account's signing key, read fresh for every execution.

@@ -7,7 +7,7 @@
 import type { JitterInput, ScheduleInput } from '@kairos/core';
 import type pg from 'pg';
 import type { Database } from './client.js';
-import { datesInPlace, epochMs, fromEpochMs } from './epoch-ms.js';
+import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
 
 export interface ScheduleRow extends ScheduleInput, JitterInput {
   id: string;
@@ -49,10 +49,10 @@ const ROW_TIMES = [
   'hintIntervalExpiresAt',
   'hintOneShotAt',
   'hintOneShotExpiresAt',
-] as const satisfies readonly (keyof ScheduleRow)[];
+] as const;
 
 /** A row of SELECT_FOR_UPDATE: its times as epoch milliseconds. */
-type LockedRow = Omit<ScheduleRow, (typeof ROW_TIMES)[number]> & Record<(typeof ROW_TIMES)[number], number | null>;
+type LockedRow = WithEpochMs<ScheduleRow, (typeof ROW_TIMES)[number]>;
 
 const timeOut = (name: (typeof ROW_TIMES)[number]) => epochMs(`e."${name}"`, name);
 
