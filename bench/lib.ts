@@ -205,10 +205,14 @@ export async function startTarget(): Promise<Target> {
 /**
  * Runs bench/<script>.ts through tsx as a child process with `env`; `ipc` for scripts that talk back.
  * Profiled like the services under BENCH_CPU_PROF, named after the script, its role (SKELETON_ROLE) and its
- * variant (SKELETON_PLAN, SKELETON_CALL_THREAD), so that one variant's profile does not overwrite another's.
+ * variant (SKELETON_PLAN, SKELETON_CALL_THREAD, SKELETON_KAIROS), so that one variant's profile does not overwrite another's.
  */
 export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const variant = [env.SKELETON_PLAN === '1' && 'plan', env.SKELETON_CALL_THREAD === '1' && 'thread'];
+  const variant = [
+    env.SKELETON_PLAN === '1' && 'plan',
+    env.SKELETON_CALL_THREAD === '1' && 'thread',
+    env.SKELETON_KAIROS && `kairos-${env.SKELETON_KAIROS.replace(/,/g, '-')}`,
+  ];
   const name = [script.replace(/\.ts$/, ''), env.SKELETON_ROLE, ...variant].filter(Boolean).join('-');
   const args = ['--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)];
   return spawnNode(name, args, {

@@ -492,7 +492,7 @@ async function skeletonScenario(
   endpoints: number,
   target: Target,
   redis: Redis,
-  options: { plan: boolean; callThread?: boolean },
+  options: { plan: boolean; callThread?: boolean; kairos?: 'call' | 'call,admission' },
 ): Promise<FloorFigures> {
   const env = await setup(`skeleton_${options.plan ? 'plan' : 'least'}`);
   const common = {
@@ -501,6 +501,8 @@ async function skeletonScenario(
     SKELETON_DATABASE_URL: env.url,
     SKELETON_PLAN: options.plan ? '1' : '0',
     SKELETON_CALL_THREAD: options.callThread ? '1' : '0',
+    SKELETON_KAIROS: options.kairos ?? '',
+    SKELETON_MASTER_KEY: MASTER_KEY_HEX,
   };
   const children: ChildProcess[] = [];
   try {
@@ -1259,14 +1261,21 @@ async function main(): Promise<void> {
         `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
       );
       // The third: the same with the calls in a worker thread, the executor's second thread (session 13).
+      // Then Kairos's own parts put into the shape rung by rung (bench/skeleton.ts SKELETON_KAIROS): what
+      // is left between the last rung and Kairos is the service around them (session 23).
       let planned: FloorFigures | undefined;
       for (const [label, options] of [
         ['', { plan: false }],
         [', planned run stored', { plan: true }],
         [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
+        [", planned run stored, Kairos's call (signed, services/executor/src/http)", { plan: true, kairos: 'call' }],
+        [
+          ", planned run stored, Kairos's call, admission and recorder (skip rules, running lock, quota, stash)",
+          { plan: true, kairos: 'call,admission' },
+        ],
       ] as const) {
         const figures = await skeletonScenario(load, target, redis, options);
-        if (options.plan && !('callThread' in options)) planned = figures;
+        if (options.plan && !('callThread' in options) && !('kairos' in options)) planned = figures;
         report(
           `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
             `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,

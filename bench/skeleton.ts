@@ -18,17 +18,40 @@
  *   SKELETON_REDIS_URL, SKELETON_PREFIX, SKELETON_DATABASE_URL, SKELETON_TARGET, SKELETON_RUN_MS (no
  *   job is due later after the first), SKELETON_CALLS (calls at once: the executor's default call slots).
  *   SKELETON_CALL_THREAD=1: the executor makes its calls in a worker thread (skeleton-call-thread.ts).
+ *   SKELETON_KAIROS: Kairos's own parts put into the shape one rung at a time, to say which of them costs
+ *   what (issue #14, "which cost is left"): `call` makes each call as Kairos's executor does (the request
+ *   signed with the account's key, SKELETON_MASTER_KEY, through services/executor/src/http: the
+ *   request's preparation, the egress check, got's stream, the stored body); `call,admission` (with
+ *   SKELETON_PLAN) also admits and records through Kairos's Admissions and RunRecorder (the skip rules,
+ *   the running lock, the quota, the outcome stash, their batch scripts, Kairos's announcement), so
+ *   what is left between that rung and Kairos's executor is the service around them (BullMQ's processor
+ *   wrapper, the call slots, the dispatch lead, retries' entry, metrics, logging).
  * The executor says 'ready' once its worker is; the scheduler then adds every endpoint's first due job,
  * due from one second later and spread over one second, and says its first due time. 'stop' ends both.
  */
 import { randomUUID } from 'node:crypto';
 import { Worker as Thread } from 'node:worker_threads';
 import { createDatabase } from '@kairos/db';
-import { loadExecutionTargets, recomputeEndpoints, recordScheduledRuns, type RunOutcome } from '@kairos/db/system';
+import {
+  loadExecutionTargets,
+  recomputeEndpoints,
+  recordScheduledRuns,
+  type ExecutionTarget,
+  type RunOutcome,
+  type ScheduleRow,
+} from '@kairos/db/system';
+import { PlannerPresence, type RunsCompletedPayload, type RunCompletedPayload } from '@kairos/queue';
 import { GroupCommit } from '@kairos/runtime';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
+import { Admissions } from '../services/executor/src/admission.js';
+import { createHttpExecutor, type HttpMethod } from '../services/executor/src/http/index.js';
+import { OutcomeStash } from '../services/executor/src/outcome-stash.js';
+import { RunQuota } from '../services/executor/src/run-quota.js';
+import { RunRecorder } from '../services/executor/src/run-recorder.js';
+import { RunningLock } from '../services/executor/src/running-lock.js';
+import { SigningKeys } from '../services/executor/src/signing-keys.js';
 import { requiredEnv } from './script-env.js';
 import { callClient } from './call-client.js';
 import type { ThreadAnswer, ThreadCall, ThreadResponse } from './skeleton-call-thread.js';
@@ -41,15 +64,20 @@ const connect = () => new Redis(redisUrl, { maxRetriesPerRequest: null });
 const producer = connect();
 /** Nothing is kept of a processed job; set on the workers, as Kairos's executor does for due jobs. */
 const removed = { removeOnComplete: { count: 0 }, removeOnFail: { count: 0 } };
-/** One planned run: its endpoint, run id and time (ms). */
+/** One planned run: its endpoint, run id and time (ms); the version it was stored at (SKELETON_PLAN). */
 interface Due {
   endpointId: string;
   accountId: string;
   runId: string;
   due: number;
+  scheduleVersion?: number;
 }
+/** Kairos's parts in this shape (above). */
+const kairos = new Set((process.env.SKELETON_KAIROS ?? '').split(',').filter(Boolean));
 const due = new Queue<Due>('due', { connection: producer, prefix });
 const runCompleted = new Queue<{ runs: Due[] }>('run-completed', { connection: producer, prefix });
+/** What the scheduler hears: the shape's announcement, or Kairos's recorder's (no time: the row has it). */
+type Completed = { runs: (Due | RunCompletedPayload)[] };
 const dueJob = (run: Due, now: number) => ({
   name: 'due',
   data: run,
@@ -79,9 +107,11 @@ if (role === 'executor') {
     });
     return runs.map(() => undefined);
   });
+  const kairosCall = kairos.has('call') ? kairosRungs(admissions, records) : null;
   worker = new Worker<Due>(
     'due',
     async ({ data }) => {
+      if (kairosCall) return kairosCall(data);
       const target = await admissions.submit(data.endpointId);
       if (!target || target.archivedAt || target.jobStatus !== 'active' || (target.pausedUntil ?? 0) > new Date())
         return;
@@ -125,23 +155,40 @@ if (role === 'executor') {
   const now = Date.now();
   const startAt = now + 1000;
   const stopAt = startAt + runMs;
-  /** The next due jobs after `ran`, added in one bulk write (the plan stored first with SKELETON_PLAN). */
-  const next = async (ran: Due[]) => {
-    const following = ran.filter((run) => run.due + 1000 <= stopAt);
+  /**
+   * The next due jobs after `ran`, added in one bulk write (the plan stored first with SKELETON_PLAN).
+   * Kairos's recorder announces no time (SKELETON_KAIROS admission): the next is a second after the
+   * run the row recorded last (lastScheduledAt).
+   */
+  const next = async (ran: Completed['runs']) => {
     if (!plan) {
       const at = Date.now();
+      const following = (ran as Due[]).filter((run) => run.due + 1000 <= stopAt);
       await due.addBulk(following.map((run) => dueJob({ ...run, runId: randomUUID(), due: run.due + 1000 }, at)));
       return;
     }
-    const dueOf = new Map(following.map((run) => [run.endpointId, run.due + 1000]));
-    await recomputeEndpoints(
-      db,
+    const following = ran.filter((run) => !('due' in run) || run.due + 1000 <= stopAt);
+    const dueOf = new Map(following.map((run) => [run.endpointId, 'due' in run ? run.due + 1000 : null]));
+    await planAndQueue(
       [...dueOf.keys()],
-      (row) => ({ scheduledAt: new Date(dueOf.get(row.id)!), runId: randomUUID(), source: 'baseline' }),
+      (row) => dueOf.get(row.id) ?? (row.lastScheduledAt ? +row.lastScheduledAt + 1000 : null),
+    );
+  };
+  /** Stores each endpoint's planned run at `at` (none after the run's end) and queues its due job. */
+  const planAndQueue = (endpointIds: string[], at: (row: ScheduleRow) => number | null) =>
+    recomputeEndpoints(
+      db,
+      endpointIds,
+      (row) => {
+        const dueAt = at(row);
+        return dueAt === null || dueAt > stopAt
+          ? null
+          : { scheduledAt: new Date(dueAt), runId: randomUUID(), source: 'baseline' };
+      },
       async (recomputed) => {
         const at = Date.now();
         await due.addBulk(
-          recomputed.flatMap(({ planned }) =>
+          recomputed.flatMap(({ planned, scheduleVersion }) =>
             planned
               ? [
                   dueJob(
@@ -150,6 +197,8 @@ if (role === 'executor') {
                       accountId: planned.accountId,
                       runId: planned.runId,
                       due: +planned.scheduledAt,
+                      // Kairos's admission reads the planned run at the version its due job names.
+                      ...(kairos.has('admission') ? { scheduleVersion } : {}),
                     },
                     at,
                   ),
@@ -159,15 +208,24 @@ if (role === 'executor') {
         );
       },
     );
-  };
-  worker = new Worker<{ runs: Due[] }>('run-completed', async ({ data }) => next(data.runs), {
+  worker = new Worker<Completed>('run-completed', async ({ data }) => next(data.runs), {
     connection: connect(),
     prefix,
     concurrency: 50,
     ...removed,
   });
   await worker.waitUntilReady();
+  const firstDue = (index: number) => startAt + Math.floor((index * 1000) / rows.length);
+  const order = new Map(rows.map((row, index) => [row.id, index]));
   for (let i = 0; i < rows.length; i += 1000) {
+    // Kairos's admission admits only a planned run stored on the row: the first ones are planned too.
+    if (kairos.has('admission')) {
+      await planAndQueue(
+        rows.slice(i, i + 1000).map((row) => row.id),
+        (row) => firstDue(order.get(row.id)!),
+      );
+      continue;
+    }
     await due.addBulk(
       rows.slice(i, i + 1000).map((row, k) =>
         dueJob(
@@ -175,7 +233,7 @@ if (role === 'executor') {
             endpointId: row.id,
             accountId: row.accountId,
             runId: randomUUID(),
-            due: startAt + Math.floor(((i + k) * 1000) / rows.length),
+            due: firstDue(i + k),
           },
           now,
         ),
@@ -184,6 +242,104 @@ if (role === 'executor') {
   }
   process.send?.({ startAt });
 }
+/**
+ * The executor's processor with Kairos's parts (SKELETON_KAIROS, above): its call, and with `admission`
+ * its admission and recorder, each built as services/executor/src/executor.ts builds them for one shard.
+ */
+function kairosRungs(reads: GroupCommit<string, ExecutionTarget | null>, records: GroupCommit<RunOutcome, undefined>) {
+  // As the benchmark's Kairos runs: the target's address allowed, the account's key signing.
+  const http = createHttpExecutor({
+    egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.1/32'] },
+    userAgent: 'Kairos/0.1 (+scheduler)',
+  });
+  const signingKeys = new SigningKeys(Buffer.from(requiredEnv('SKELETON_MASTER_KEY'), 'hex'));
+  const ends = kairos.has('admission') ? kairosEnds() : null;
+  return async (data: Due) => {
+    let target: ExecutionTarget | null;
+    let runId = data.runId;
+    let scheduledAt = new Date(data.due);
+    if (ends) {
+      const admission = await ends.admissions.admit({
+        endpointId: data.endpointId,
+        scheduleVersion: data.scheduleVersion!,
+      });
+      if (admission.kind !== 'admitted') return;
+      ({ target } = admission);
+      ({ runId, scheduledAt } = admission.planned);
+    } else {
+      target = await reads.submit(data.endpointId);
+      if (!target || target.archivedAt || target.jobStatus !== 'active' || (target.pausedUntil ?? 0) > new Date())
+        return;
+    }
+    const outcome = await http.execute(
+      {
+        url: target.url,
+        method: target.method as HttpMethod,
+        headers: target.headers ?? {},
+        body: target.body as string | Record<string, unknown> | null,
+        timeoutMs: target.timeoutMs,
+        maxResponseSizeKb: target.maxResponseSizeKb,
+      },
+      {
+        runId,
+        endpointId: target.id,
+        scheduledAt,
+        lastRunAt: target.lastRunAt,
+        signingKey: target.encryptedSigningKey ? signingKeys.decrypt(target.encryptedSigningKey) : null,
+      },
+    );
+    const run: RunOutcome = {
+      id: runId,
+      accountId: target.accountId,
+      endpointId: target.id,
+      source: 'baseline',
+      status: outcome.status,
+      scheduledAt,
+      startedAt: outcome.startedAt,
+      completedAt: outcome.completedAt,
+      durationMs: outcome.durationMs,
+      statusCode: outcome.statusCode,
+      responseBody: outcome.responseBody,
+      responseFormat: outcome.responseFormat,
+      responseTruncated: outcome.responseTruncated,
+      responseBodyAltered: outcome.responseBodyAltered,
+      responseSizeBytes: outcome.responseSizeBytes,
+      errorKind: outcome.errorKind,
+      errorMessage: outcome.errorMessage,
+      attempt: 1,
+    };
+    if (ends) await ends.recorder.record({ run, scheduleVersion: data.scheduleVersion!, aiSchedulingEnabled: false });
+    else await records.submit(run);
+  };
+}
+
+/** Kairos's admission and recorder for one queue (shard 0), as the executor builds them. */
+function kairosEnds() {
+  const lock = new RunningLock(producer, prefix);
+  const runQuota = new RunQuota(db, producer, prefix, { shared: true });
+  const stash = new OutcomeStash(prefix);
+  const now = () => new Date();
+  const announce = <T>(name: string) =>
+    new Queue<T>(name, {
+      connection: producer,
+      prefix,
+      defaultJobOptions: { removeOnComplete: true, removeOnFail: 1000 },
+    });
+  return {
+    admissions: new Admissions({ db, redis: producer, lock, runQuota, stash, now }),
+    recorder: new RunRecorder({
+      db,
+      redis: producer,
+      lock,
+      runQuota,
+      stash,
+      runCompleted: announce<RunsCompletedPayload>('run-completed'),
+      runCompletedForPlanner: announce<RunCompletedPayload>('run-completed-planner'),
+      plannerPresence: new PlannerPresence(producer, prefix),
+    }),
+  };
+}
+
 /**
  * Calls made in a worker thread (bench/skeleton-call-thread.ts), answered like got's promise: the
  * executor's thread keeps BullMQ, the read, the record and the announcement.
