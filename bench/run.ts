@@ -25,7 +25,7 @@
  * Results are printed and written to a git-ignored results-latest file in this folder (bench/results.md keeps the dated
  * history, edited by hand). Knobs: BENCH_ONLY=outside|skeleton|rt|lead|concurrency|tuned|change|scale|cluster (comma-separated;
  * cluster runs only when named; skeleton alone runs the ceiling, the floor, both skeletons, the planned one with its
- * calls in a worker thread, and Kairos),
+ * calls in a worker thread, the planned one with Kairos's parts rung by rung, and Kairos; BENCH_ROUNDS times, in turn),
  * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (the sustained scenarios' least endpoints at 1 s,
  * default 3000; more where got's ceiling is higher: sustainedLoad),
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server), BENCH_PG_URL
@@ -89,6 +89,8 @@ const SUSTAINED = Number(process.env.BENCH_SUSTAINED ?? 3000);
 const sustainedLoad = (ceilingRate: number) => Math.max(SUSTAINED, Math.ceil(ceilingRate / 500) * 500);
 /** Sustained AI off / AI on windows, alternated (BENCH_PAIRS). */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 2));
+/** BENCH_ONLY=skeleton alone: its rows run this many times, in turn (session 23's ladder of Kairos's parts). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const lines: string[] = [];
 const report = (line: string) => {
   console.log(line);
@@ -492,7 +494,7 @@ async function skeletonScenario(
   endpoints: number,
   target: Target,
   redis: Redis,
-  options: { plan: boolean; callThread?: boolean; kairos?: 'call' | 'call,admission' },
+  options: { plan: boolean; callThread?: boolean; kairos?: 'call' | 'call,admission' | 'call,admission,execute' },
 ): Promise<FloorFigures> {
   const env = await setup(`skeleton_${options.plan ? 'plan' : 'least'}`);
   const common = {
@@ -1261,33 +1263,46 @@ async function main(): Promise<void> {
         `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
       );
       // The third: the same with the calls in a worker thread, the executor's second thread (session 13).
-      // Then Kairos's own parts put into the shape rung by rung (bench/skeleton.ts SKELETON_KAIROS): what
-      // is left between the last rung and Kairos is the service around them (session 23).
+      // Then Kairos's own parts put into the shape rung by rung (bench/skeleton.ts SKELETON_KAIROS), and
+      // Kairos itself: what is left between the last rung and Kairos is services/executor/src/executor.ts
+      // around executePlannedRun. One 10 s window of a row moved by up to 20 % on this host with the same
+      // code (session 23), so BENCH_ROUNDS runs every row that many times, in turn, each round numbered.
       let planned: FloorFigures | undefined;
-      for (const [label, options] of [
-        ['', { plan: false }],
-        [', planned run stored', { plan: true }],
-        [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
-        [", planned run stored, Kairos's call (signed, services/executor/src/http)", { plan: true, kairos: 'call' }],
-        [
-          ", planned run stored, Kairos's call, admission and recorder (skip rules, running lock, quota, stash)",
-          { plan: true, kairos: 'call,admission' },
-        ],
-      ] as const) {
-        const figures = await skeletonScenario(load, target, redis, options);
-        if (options.plan && !('callThread' in options) && !('kairos' in options)) planned = figures;
+      let kairos: KairosFigures | undefined;
+      for (let round = 1; round <= ROUNDS; round += 1) {
+        const label = ROUNDS > 1 ? `round ${round}: ` : '';
+        for (const [variant, options] of [
+          ['', { plan: false }],
+          [', planned run stored', { plan: true }],
+          [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
+          [", planned run stored, Kairos's call (signed, services/executor/src/http)", { plan: true, kairos: 'call' }],
+          [
+            ", planned run stored, Kairos's call, admission and recorder (skip rules, running lock, quota, stash)",
+            { plan: true, kairos: 'call,admission' },
+          ],
+          [
+            ", planned run stored, all three run by Kairos's executePlannedRun (call slots, retries' entry, phase metrics)",
+            { plan: true, kairos: 'call,admission,execute' },
+          ],
+        ] as const) {
+          const figures = await skeletonScenario(load, target, redis, options);
+          if (options.plan && !('callThread' in options) && !('kairos' in options)) planned ??= figures;
+          report(
+            `${label}the shape at its least${variant}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
+              `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
+          );
+        }
+        const figures = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
+        kairos ??= figures;
         report(
-          `the shape at its least${label}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
+          `${label}Kairos, AI off: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
             `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
         );
       }
-      const kairos = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
-      report(
-        `Kairos, AI off: ${kairos.delivered.toFixed(0)}/s, ${pct(kairos.delivered / raw.rate)} of the ceiling (${cpuLine(kairos.cpu)}; ` +
-          `the executor's threads, ms per second: ${coreUseText(kairos.coreUse)})`,
-      );
       report('');
-      if (process.env.BENCH_CPU_PROF && planned) reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos, planned);
+      // A profile is written per process, so with several rounds it holds the last round's.
+      if (process.env.BENCH_CPU_PROF && planned && kairos)
+        reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos, planned);
     }
     if (runs('rt')) {
       report('## Round trips per delivered execution (defaults, 500 due/s; PostgreSQL through a counting relay)');

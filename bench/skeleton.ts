@@ -23,9 +23,11 @@
  *   signed with the account's key, SKELETON_MASTER_KEY, through services/executor/src/http: the
  *   request's preparation, the egress check, got's stream, the stored body); `call,admission` (with
  *   SKELETON_PLAN) also admits and records through Kairos's Admissions and RunRecorder (the skip rules,
- *   the running lock, the quota, the outcome stash, their batch scripts, Kairos's announcement), so
- *   what is left between that rung and Kairos's executor is the service around them (BullMQ's processor
- *   wrapper, the call slots, the dispatch lead, retries' entry, metrics, logging).
+ *   the running lock, the quota, the outcome stash, their batch scripts, Kairos's announcement);
+ *   `call,admission,execute` runs each due job through Kairos's executePlannedRun with those parts (the
+ *   call slots, the dispatch lead's wait, retries' entry, the call's trace wrapper, the phase metrics).
+ *   What is left between the last rung and Kairos's executor is services/executor/src/executor.ts around
+ *   it (BullMQ's processor wrapper, the run's metrics and log line, the service's other workers).
  * The executor says 'ready' once its worker is; the scheduler then adds every endpoint's first due job,
  * due from one second later and spread over one second, and says its first due time. 'stop' ends both.
  */
@@ -46,8 +48,12 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { Admissions } from '../services/executor/src/admission.js';
+import { createCallSlots } from '../services/executor/src/call-slots.js';
+import { RESPONSE_MEMORY_MB } from '../services/executor/src/config.js';
+import { executePlannedRun } from '../services/executor/src/execute.js';
 import { createHttpExecutor, type HttpMethod } from '../services/executor/src/http/index.js';
 import { OutcomeStash } from '../services/executor/src/outcome-stash.js';
+import { Retries } from '../services/executor/src/retry.js';
 import { RunQuota } from '../services/executor/src/run-quota.js';
 import { RunRecorder } from '../services/executor/src/run-recorder.js';
 import { RunningLock } from '../services/executor/src/running-lock.js';
@@ -107,7 +113,7 @@ if (role === 'executor') {
     });
     return runs.map(() => undefined);
   });
-  const kairosCall = kairos.has('call') ? kairosRungs(admissions, records) : null;
+  const kairosCall = kairos.has('call') ? kairosRungs(admissions, records, calls) : null;
   worker = new Worker<Due>(
     'due',
     async ({ data }) => {
@@ -246,7 +252,11 @@ if (role === 'executor') {
  * The executor's processor with Kairos's parts (SKELETON_KAIROS, above): its call, and with `admission`
  * its admission and recorder, each built as services/executor/src/executor.ts builds them for one shard.
  */
-function kairosRungs(reads: GroupCommit<string, ExecutionTarget | null>, records: GroupCommit<RunOutcome, undefined>) {
+function kairosRungs(
+  reads: GroupCommit<string, ExecutionTarget | null>,
+  records: GroupCommit<RunOutcome, undefined>,
+  calls: number,
+) {
   // As the benchmark's Kairos runs: the target's address allowed, the account's key signing.
   const http = createHttpExecutor({
     egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.1/32'] },
@@ -254,6 +264,21 @@ function kairosRungs(reads: GroupCommit<string, ExecutionTarget | null>, records
   });
   const signingKeys = new SigningKeys(Buffer.from(requiredEnv('SKELETON_MASTER_KEY'), 'hex'));
   const ends = kairos.has('admission') ? kairosEnds() : null;
+  if (ends && kairos.has('execute')) {
+    const now = () => new Date();
+    const deps = {
+      db,
+      http,
+      ...ends,
+      retries: new Retries({ db, redis: producer, prefix, now }),
+      signingKeys,
+      callSlots: createCallSlots(calls, RESPONSE_MEMORY_MB * 1024),
+      now,
+    };
+    return async (data: Due) => {
+      await executePlannedRun(deps, { endpointId: data.endpointId, scheduleVersion: data.scheduleVersion! }, 1);
+    };
+  }
   return async (data: Due) => {
     let target: ExecutionTarget | null;
     let runId = data.runId;
