@@ -19,15 +19,15 @@
  *   job is due later after the first), SKELETON_CALLS (calls at once: the executor's default call slots).
  *   SKELETON_CALL_THREAD=1: the executor makes its calls in a worker thread (skeleton-call-thread.ts).
  *   SKELETON_KAIROS: Kairos's own parts put into the shape one rung at a time, to say which of them costs
- *   what (issue #14, "which cost is left"): `call` makes each call as Kairos's executor does (the request
- *   signed with the account's key, SKELETON_MASTER_KEY, through services/executor/src/http: the
- *   request's preparation, the egress check, got's stream, the stored body); `call,admission` (with
- *   SKELETON_PLAN) also admits and records through Kairos's Admissions and RunRecorder (the skip rules,
- *   the running lock, the quota, the outcome stash, their batch scripts, Kairos's announcement);
- *   `call,admission,execute` runs each due job through Kairos's executePlannedRun with those parts (the
- *   call slots, the dispatch lead's wait, retries' entry, the call's trace wrapper, the phase metrics).
- *   What is left between the last rung and Kairos's executor is services/executor/src/executor.ts around
- *   it (BullMQ's processor wrapper, the run's metrics and log line, the service's other workers).
+ *   what (issue #14, "which cost is left"): `call` makes each call through Kairos's callEndpoint (the
+ *   request signed with the account's key, SKELETON_MASTER_KEY; the call's trace check; services/executor/
+ *   src/http: the request's preparation, the egress check, got's stream, the stored body) and records
+ *   execute.ts's toRun; `call,admission` (with SKELETON_PLAN) also admits and records through Kairos's
+ *   Admissions and RunRecorder (the skip rules, the running lock, the quota, the outcome stash, their batch
+ *   scripts, Kairos's announcement); `call,admission,execute` runs each due job through Kairos's
+ *   executePlannedRun with those parts (the call slots, the dispatch lead's wait, retries' entry, the phase
+ *   metrics). What is left between the last rung and Kairos's executor is services/executor/src/executor.ts
+ *   around it (BullMQ's processor wrapper, the run's metrics and log line, the service's other workers).
  * The executor says 'ready' once its worker is; the scheduler then adds every endpoint's first due job,
  * due from one second later and spread over one second, and says its first due time. 'stop' ends both.
  */
@@ -50,8 +50,8 @@ import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { Admissions } from '../services/executor/src/admission.js';
 import { createCallSlots } from '../services/executor/src/call-slots.js';
 import { RESPONSE_MEMORY_MB } from '../services/executor/src/config.js';
-import { executePlannedRun } from '../services/executor/src/execute.js';
-import { createHttpExecutor, type HttpMethod } from '../services/executor/src/http/index.js';
+import { callEndpoint, executePlannedRun, toRun } from '../services/executor/src/execute.js';
+import { createHttpExecutor } from '../services/executor/src/http/index.js';
 import { OutcomeStash } from '../services/executor/src/outcome-stash.js';
 import { Retries } from '../services/executor/src/retry.js';
 import { RunQuota } from '../services/executor/src/run-quota.js';
@@ -264,8 +264,8 @@ function kairosRungs(
   });
   const signingKeys = new SigningKeys(Buffer.from(requiredEnv('SKELETON_MASTER_KEY'), 'hex'));
   const ends = kairos.has('admission') ? kairosEnds() : null;
+  const now = () => new Date();
   if (ends && kairos.has('execute')) {
-    const now = () => new Date();
     const deps = {
       db,
       http,
@@ -296,43 +296,8 @@ function kairosRungs(
       if (!target || target.archivedAt || target.jobStatus !== 'active' || (target.pausedUntil ?? 0) > new Date())
         return;
     }
-    const outcome = await http.execute(
-      {
-        url: target.url,
-        method: target.method as HttpMethod,
-        headers: target.headers ?? {},
-        body: target.body as string | Record<string, unknown> | null,
-        timeoutMs: target.timeoutMs,
-        maxResponseSizeKb: target.maxResponseSizeKb,
-      },
-      {
-        runId,
-        endpointId: target.id,
-        scheduledAt,
-        lastRunAt: target.lastRunAt,
-        signingKey: target.encryptedSigningKey ? signingKeys.decrypt(target.encryptedSigningKey) : null,
-      },
-    );
-    const run: RunOutcome = {
-      id: runId,
-      accountId: target.accountId,
-      endpointId: target.id,
-      source: 'baseline',
-      status: outcome.status,
-      scheduledAt,
-      startedAt: outcome.startedAt,
-      completedAt: outcome.completedAt,
-      durationMs: outcome.durationMs,
-      statusCode: outcome.statusCode,
-      responseBody: outcome.responseBody,
-      responseFormat: outcome.responseFormat,
-      responseTruncated: outcome.responseTruncated,
-      responseBodyAltered: outcome.responseBodyAltered,
-      responseSizeBytes: outcome.responseSizeBytes,
-      errorKind: outcome.errorKind,
-      errorMessage: outcome.errorMessage,
-      attempt: 1,
-    };
+    const outcome = await callEndpoint({ http, signingKeys, now }, target, runId, scheduledAt);
+    const run = toRun(target, runId, 'baseline', scheduledAt, outcome, 1, null);
     if (ends) await ends.recorder.record({ run, scheduleVersion: data.scheduleVersion!, aiSchedulingEnabled: false });
     else await records.submit(run);
   };

@@ -162,8 +162,12 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   };
 }
 
-async function callEndpoint(
-  deps: ExecuteDeps,
+/**
+ * One call of an admitted run's endpoint, signed with the account's key (and the previous one in its
+ * grace window); exported with toRun for bench/skeleton.ts, which puts Kairos's call into the card's shape.
+ */
+export async function callEndpoint(
+  deps: Pick<ExecuteDeps, 'http' | 'signingKeys' | 'now'>,
   target: ExecutionTarget,
   runId: string,
   scheduledAt: Date,
@@ -228,7 +232,8 @@ async function callEndpoint(
   );
 }
 
-function toRun(
+/** The Run an outcome records (every field the recorder writes). */
+export function toRun(
   target: ExecutionTarget,
   runId: string,
   source: string,
