@@ -163,8 +163,9 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
 }
 
 /**
- * One call of an admitted run's endpoint, signed with the account's key (and the previous one in its
- * grace window); exported with toRun for bench/skeleton.ts, which puts Kairos's call into the card's shape.
+ * One call of a run's endpoint (scheduled or Test now), signed with the account's key (and the previous
+ * one in its grace window); exported with toRun for bench/skeleton.ts, which puts Kairos's call into the
+ * card's shape.
  */
 export async function callEndpoint(
   deps: Pick<ExecuteDeps, 'http' | 'signingKeys' | 'now'>,
