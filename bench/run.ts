@@ -1286,21 +1286,22 @@ async function main(): Promise<void> {
           ],
         ] as const) {
           const figures = await skeletonScenario(load, target, redis, options);
-          if (options.plan && !('callThread' in options) && !('kairos' in options)) planned ??= figures;
+          if (options.plan && !('callThread' in options) && !('kairos' in options)) planned = figures;
           report(
             `${label}the shape at its least${variant}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
               `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
           );
         }
         const figures = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
-        kairos ??= figures;
+        kairos = figures;
         report(
           `${label}Kairos, AI off: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
             `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
         );
       }
       report('');
-      // A profile is written per process, so with several rounds it holds the last round's.
+      // A profile is written per process and each round's overwrites the one before: the figures it is cut
+      // to and divided by are the last round's too.
       if (process.env.BENCH_CPU_PROF && planned && kairos)
         reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos, planned);
     }

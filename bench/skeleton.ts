@@ -263,8 +263,8 @@ function kairosRungs(
     userAgent: 'Kairos/0.1 (+scheduler)',
   });
   const signingKeys = new SigningKeys(Buffer.from(requiredEnv('SKELETON_MASTER_KEY'), 'hex'));
-  const ends = kairos.has('admission') ? kairosEnds() : null;
   const now = () => new Date();
+  const ends = kairos.has('admission') ? kairosEnds(now) : null;
   if (ends && kairos.has('execute')) {
     const deps = {
       db,
@@ -304,11 +304,10 @@ function kairosRungs(
 }
 
 /** Kairos's admission and recorder for one queue (shard 0), as the executor builds them. */
-function kairosEnds() {
+function kairosEnds(now: () => Date) {
   const lock = new RunningLock(producer, prefix);
   const runQuota = new RunQuota(db, producer, prefix, { shared: true });
   const stash = new OutcomeStash(prefix);
-  const now = () => new Date();
   const announce = <T>(name: string) =>
     new Queue<T>(name, {
       connection: producer,
