@@ -20,19 +20,24 @@
  *  8. (BENCH_ONLY=cluster, not in the default set) the sustained scenario on a local Redis Cluster
  *     (three masters, three replicas: test/redis-cluster.ts) with KAIROS_QUEUE_SHARDS 1 and 3: on two
  *     cores the point is correctness and each shard's cost (commands per execution, per master), not
- *     speed-up.
+ *     speed-up;
+ *  9. (BENCH_ONLY=ab, not in the default set) two settings of the services at saturation, alternated
+ *     BENCH_ROUNDS times (BENCH_AB_A, BENCH_AB_B: where the part runs, in main);
+ * 10. (BENCH_ONLY=priority, not in the default set) a diagnostic: the executor's main thread raised to
+ *     SCHED_FIFO in alternate windows of one running set of services (priorityDiagnostic).
  *
  * Results are printed and written to a git-ignored results-latest file in this folder (bench/results.md keeps the dated
- * history, edited by hand). Knobs: BENCH_ONLY=outside|skeleton|rt|lead|concurrency|tuned|change|scale|cluster (comma-separated;
- * cluster runs only when named; skeleton alone runs the ceiling, the floor, both skeletons, the planned one with its
+ * history, edited by hand). Knobs: BENCH_ONLY=outside|skeleton|rt|lead|concurrency|tuned|change|scale|cluster|ab|priority
+ * (comma-separated; cluster, ab and priority run only when named; skeleton alone runs the ceiling, the floor, both skeletons, the planned one with its
  * calls in a worker thread, the planned one with Kairos's parts rung by rung, and Kairos; BENCH_ROUNDS times, in turn),
+ * BENCH_SKELETON_LOAD (with BENCH_ONLY=skeleton: every row at that many endpoints instead of saturation),
  * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (the sustained scenarios' least endpoints at 1 s,
  * default 3000; more where got's ceiling is higher: sustainedLoad),
  * BENCH_WINDOW_MS, BENCH_QUICK=1 (shorter windows), BENCH_REDIS_URL (else a private redis-server), BENCH_PG_URL
  * (the PostgreSQL server whose databases the benchmark makes; else postgresql://postgres@127.0.0.1:5432),
  * BENCH_CPU_PROF=<dir> and BENCH_TRACE_GC=<dir> (V8 CPU profiles, V8's --trace-gc lines: bench/lib.ts).
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +59,7 @@ import {
   benchId,
   cpuMs,
   cpuOf,
+  wakeupsOfGroups,
   dropDatabase,
   dropTemplate,
   freePort,
@@ -74,7 +80,9 @@ import { compareCosts, costsPerExecution, type CostRow } from './profile-diff.js
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = process.env.BENCH_ONLY?.split(',');
-const runs = (part: string) => (!ONLY && part !== 'cluster') || (ONLY?.includes(part) ?? false);
+/** Parts run only when named: the cluster's, and the diagnostics and A/B windows (BENCH_ONLY=priority, ab). */
+const ONLY_WHEN_NAMED = ['cluster', 'priority', 'ab'];
+const runs = (part: string) => (!ONLY && !ONLY_WHEN_NAMED.includes(part)) || (ONLY?.includes(part) ?? false);
 const MASTER_KEY_HEX = 'a'.repeat(64);
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? (QUICK ? 4000 : 10_000));
 const WARMUP_MS = QUICK ? 3000 : 5000;
@@ -101,13 +109,14 @@ let redisUrl = '';
 /** The private redis-server's process (its CPU is read around each window); undefined with BENCH_REDIS_URL. */
 let redisPid: number | undefined;
 /** `pnpm start` runs these (the api is idle in these scenarios and left out). */
-const SERVICES = [
+const servicesOf = (executors = process.env.BENCH_EXECUTORS) => [
   'scheduler',
   'executor',
   'planner',
   // BENCH_EXECUTORS=2…: more executor processes (not the defaults: label such a run as tuned).
-  ...Array.from({ length: Number(process.env.BENCH_EXECUTORS ?? 1) - 1 }, (_, index) => `executor#${index + 2}`),
+  ...Array.from({ length: Number(executors ?? 1) - 1 }, (_, index) => `executor#${index + 2}`),
 ];
+const SERVICES = servicesOf();
 /** The tuned settings of the first benchmark (bench/results.md, 2026-11-21). */
 const TUNED = { EXECUTOR_CONCURRENCY: '200', SCHEDULER_CONCURRENCY: '100' };
 
@@ -215,6 +224,27 @@ export async function announce(prefix: string, redis: RedisConnection, endpointI
 
 type Summary = ReturnType<typeof summarize>;
 
+/** Context switches and read/write system calls per delivered execution, by process. */
+type Wakeups = Record<string, { switches: number; syscalls: number }>;
+
+/** Per execution, the wake-up counts between two readings (lib.ts wakeupsOfGroups). */
+const perExecution = (before: Wakeups, after: Wakeups, executions: number): Wakeups =>
+  Object.fromEntries(
+    Object.keys(after).map((name) => [
+      name,
+      {
+        switches: (after[name]!.switches - before[name]!.switches) / executions,
+        syscalls: (after[name]!.syscalls - before[name]!.syscalls) / executions,
+      },
+    ]),
+  );
+
+/** Wake-ups per execution in words: `executor 2.1 / 3.4` (context switches / read and write calls). */
+const wakeupLine = (wakeups: Wakeups) =>
+  Object.entries(wakeups)
+    .map(([name, { switches, syscalls }]) => `${name} ${switches.toFixed(2)} / ${syscalls.toFixed(2)}`)
+    .join(', ');
+
 interface KairosFigures {
   lateness: Summary;
   /** Calls that arrived at the target per second of the window. */
@@ -236,6 +266,8 @@ interface KairosFigures {
   endpointUpdates: { perExecution: number; hot: number };
   /** CPU ms per delivered execution by process (/proc/<pid>/stat over the window; lib.ts cpuOf). */
   cpu: Record<string, number>;
+  /** Context switches and read/write system calls per delivered execution by process (lib.ts wakeupsOfGroups). */
+  wakeups: Wakeups;
   /** The host's speed in the window: the µs of wall time a fixed task took, median (lib.ts hostSpeedDuring). */
   hostTaskUs: number;
   /** The calling process's main thread on a core and waiting for one, its other threads, and the cores' busy share (lib.ts coreUseFrom). */
@@ -332,10 +364,12 @@ async function kairosScenario(
   const env = await setup(label, options.overrides, options.prefix);
   if (counter) env.env.DATABASE_URL = `postgresql://postgres@127.0.0.1:${counter.port}/${env.name}`;
   // The executor's operations port, to read its slot phases (one executor: the port is per process).
-  const executors = SERVICES.filter((name) => name.startsWith('executor')).length;
+  // BENCH_EXECUTORS in a scenario's overrides (BENCH_ONLY=ab) runs that many executor processes in it.
+  const serviceNames = servicesOf(options.overrides?.BENCH_EXECUTORS);
+  const executors = serviceNames.filter((name) => name.startsWith('executor')).length;
   const metricsPort = executors === 1 ? await freePort() : undefined;
   if (metricsPort !== undefined) env.env.EXECUTOR_HEALTH_PORT = String(metricsPort);
-  const services = startServices(SERVICES, env.env);
+  const services = startServices(serviceNames, env.env);
   try {
     await sleep(2000);
     const ids = await insertEndpoints(env.db, endpoints, target.url, options.ai);
@@ -354,20 +388,22 @@ async function kairosScenario(
       [env.name],
     );
     const processes = {
-      ...Object.fromEntries(SERVICES.map((name, index) => [name, [services.children[index]?.pid]])),
+      ...Object.fromEntries(serviceNames.map((name, index) => [name, [services.children[index]?.pid]])),
       redis: [redisPid],
       postgres: backends.map((backend) => backend.pid),
       target: [target.pid],
     };
     const phasesBefore = await executionPhases(metricsPort);
     const cpuBefore = cpuOf(processes);
+    const wakeupsBefore = wakeupsOfGroups(processes);
     counter?.reset();
     const from = Date.now();
-    const cores = coreUseFrom(services.children[SERVICES.indexOf('executor')]?.pid);
+    const cores = coreUseFrom(services.children[serviceNames.indexOf('executor')]?.pid);
     const hostTaskUs = await hostSpeedDuring(WINDOW_MS);
     const coreUse = cores();
     const to = Date.now();
     const cpuAfter = cpuOf(processes);
+    const wakeupsAfter = wakeupsOfGroups(processes);
     const phasesAfter = await executionPhases(metricsPort);
     const callsAfter = await redisCalls(redis);
     const pgCounts = counter ? { ...counter.counts } : undefined;
@@ -411,6 +447,7 @@ async function kairosScenario(
       cpu: Object.fromEntries(
         Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / executions]),
       ),
+      wakeups: perExecution(wakeupsBefore, wakeupsAfter, executions),
       slotPhases: Object.fromEntries(
         Object.entries(phasesAfter.phases).map(([phase, { sum, count }]) => {
           const before = phasesBefore.phases[phase] ?? { sum: 0, count: 0 };
@@ -456,6 +493,8 @@ interface FloorFigures {
   lateness: Summary;
   delivered: number;
   cpu: Record<string, number>;
+  /** Context switches and read/write system calls per job by process (lib.ts wakeupsOfGroups). */
+  wakeups: Wakeups;
   /** The host's speed in the window: the µs of wall time a fixed task took, median (lib.ts hostSpeedDuring). */
   hostTaskUs: number;
   /** The calling process's main thread on a core and waiting for one, its other threads, and the cores' busy share (lib.ts coreUseFrom). */
@@ -581,11 +620,13 @@ async function windowFrom(
   await sleep(from - Date.now());
   const processes = await processesAt();
   const cpuBefore = cpuOf(processes);
+  const wakeupsBefore = wakeupsOfGroups(processes);
   // The calling process: the floor's, or the shape's executor.
   const cores = coreUseFrom((processes.floor ?? processes.executor)?.[0]);
   const hostTaskUs = await hostSpeedDuring(to - Date.now());
   const coreUse = cores();
   const cpuAfter = cpuOf(processes);
+  const wakeupsAfter = wakeupsOfGroups(processes);
   await sleep(to + 1500 - Date.now());
   const seen = await target.take();
   const lateness = seen.dues.flatMap((due, index) => (due >= from && due < to ? [seen.arrivals[index]! - due] : []));
@@ -596,6 +637,7 @@ async function windowFrom(
     lateness: summarize(lateness),
     delivered: arrived / (WINDOW_MS / 1000),
     cpu: Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / jobs])),
+    wakeups: perExecution(wakeupsBefore, wakeupsAfter, jobs),
     hostTaskUs,
     coreUse,
   };
@@ -607,25 +649,34 @@ async function windowFrom(
  */
 async function ceiling(
   target: Target,
-): Promise<{ rate: number; gotCpuMs: number; targetCpuMs: number; hostTaskUs: number }> {
+): Promise<{ rate: number; gotCpuMs: number; targetCpuMs: number; hostTaskUs: number; wakeups: Wakeups }> {
   const targetBefore = cpuMs(target.pid);
+  const targetWakeupsBefore = wakeupsOfGroups({ target: [target.pid] });
   const windowMs = QUICK ? 3000 : 5000;
   const child = startScript('ceiling.ts', { CEILING_TARGET: target.url, CEILING_MS: String(windowMs) });
   let output = '';
-  child.stdout!.on('data', (data: Buffer) => (output += data.toString()));
+  let gotWakeups: Wakeups = {};
+  child.stdout!.on('data', (data: Buffer) => {
+    output += data.toString();
+    // got's process prints its figures as it ends: its wake-ups so far are the whole run's (warm-up too).
+    gotWakeups = wakeupsOfGroups({ got: [child.pid] });
+  });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   // The host's speed in the ceiling's measured window (after its 1 s warm-up, bench/ceiling.ts), as in
   // every other window: a ceiling measured while the host ran slowly flatters the pair's ratio (session
   // 17: 2,642 req/s before one pair, 3,370–4,395 before the others).
   const [hostTaskUs] = await Promise.all([sleep(1000).then(() => hostSpeedDuring(windowMs)), exited]);
   const targetCpu = cpuMs(target.pid) - targetBefore;
+  const targetWakeups = wakeupsOfGroups({ target: [target.pid] });
   await target.take();
   const { rate, sent, gotCpuMsPerRequest } = JSON.parse(output.trim()) as {
     rate: number;
     sent: number;
     gotCpuMsPerRequest: number;
   };
-  return { rate, gotCpuMs: gotCpuMsPerRequest, targetCpuMs: targetCpu / sent, hostTaskUs };
+  const zero = { got: { switches: 0, syscalls: 0 }, target: targetWakeupsBefore.target! };
+  const wakeups = perExecution(zero, { ...gotWakeups, ...targetWakeups }, sent);
+  return { rate, gotCpuMs: gotCpuMsPerRequest, targetCpuMs: targetCpu / sent, hostTaskUs, wakeups };
 }
 
 const sumOf = (values: number[]): number => values.reduce((sum, value) => sum + value, 0);
@@ -643,6 +694,7 @@ function meanFigures(runs: KairosFigures[]): KairosFigures {
     hostTaskUs: mean((run) => run.hostTaskUs),
     coreUse: meanCoreUse(runs),
     cpu: Object.fromEntries(Object.keys(runs[0]!.cpu).map((name) => [name, mean((run) => run.cpu[name]!)])),
+    wakeups: meanWakeups(runs),
     slotPhases: Object.fromEntries(
       Object.keys(runs[0]!.slotPhases).map((phase) => [phase, mean((run) => run.slotPhases[phase] ?? 0)]),
     ),
@@ -655,10 +707,23 @@ function meanFloor(runs: FloorFigures[]): FloorFigures {
     lateness: runs.at(-1)!.lateness,
     delivered: meanOf(runs.map((run) => run.delivered)),
     cpu: Object.fromEntries(Object.keys(runs[0]!.cpu).map((name) => [name, meanOf(runs.map((run) => run.cpu[name]!))])),
+    wakeups: meanWakeups(runs),
     hostTaskUs: meanOf(runs.map((run) => run.hostTaskUs)),
     coreUse: meanCoreUse(runs),
   };
 }
+
+/** The mean of several windows' wake-ups per execution, process by process. */
+const meanWakeups = (runs: { wakeups: Wakeups }[]): Wakeups =>
+  Object.fromEntries(
+    Object.keys(runs[0]!.wakeups).map((name) => [
+      name,
+      {
+        switches: meanOf(runs.map((run) => run.wakeups[name]!.switches)),
+        syscalls: meanOf(runs.map((run) => run.wakeups[name]!.syscalls)),
+      },
+    ]),
+  );
 
 /** A window's CoreUse as printed: main thread on a core / waiting, other threads, the cores' busy share. */
 const coreUseText = (use: CoreUse): string =>
@@ -1113,6 +1178,79 @@ async function clusterScenarios(target: Target): Promise<void> {
   }
 }
 
+/**
+ * BENCH_ONLY=priority, a diagnostic (never what `pnpm start` does): one set of services at saturation, its
+ * executor's main thread alternated between the scheduling it starts with and SCHED_FIFO (`chrt`, which
+ * needs CAP_SYS_NICE), BENCH_ROUNDS pairs of windows. At saturation that thread is runnable nearly all of
+ * each second, yet on a core for only ≈ 70 % of it while the cores idle ≈ 14 % (session 24): it waits for the
+ * co-located processes it feeds. The raised windows say what that wait costs; they are not a default, as
+ * a real-time thread at 90 % of a core starves the machine's other work on it.
+ */
+async function priorityDiagnostic(target: Target, redis: Redis): Promise<void> {
+  const load = sustainedLoad((await ceiling(target)).rate);
+  const env = await setup('priority');
+  const services = startServices(SERVICES, env.env);
+  const executorPid = services.children[SERVICES.indexOf('executor')]!.pid!;
+  const schedule = (realtime: boolean) =>
+    execFileSync('chrt', realtime ? ['-f', '-p', '1', String(executorPid)] : ['-o', '-p', '0', String(executorPid)]);
+  report(
+    `## The executor's main thread raised to SCHED_FIFO (a diagnostic; ${thousands(load)} endpoints at 1 s, defaults)`,
+  );
+  report('');
+  try {
+    await sleep(2000);
+    await announce(env.prefix, redis, await insertEndpoints(env.db, load, target.url, false));
+    await untilFlowing(target);
+    await sleep(WARMUP_MS);
+    const delivered: Record<'plain' | 'raised', number[]> = { plain: [], raised: [] };
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const realtime of round % 2 === 1 ? [false, true] : [true, false]) {
+        schedule(realtime);
+        await sleep(2000);
+        await target.take();
+        const { rows: backends } = await env.db.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = $1`,
+          [env.name],
+        );
+        const processes = {
+          ...Object.fromEntries(SERVICES.map((name, index) => [name, [services.children[index]?.pid]])),
+          redis: [redisPid],
+          postgres: backends.map((backend) => backend.pid),
+          target: [target.pid],
+        };
+        const cpuBefore = cpuOf(processes);
+        const from = Date.now();
+        const cores = coreUseFrom(executorPid);
+        await sleep(WINDOW_MS);
+        const coreUse = cores();
+        const cpuAfter = cpuOf(processes);
+        const arrivals = (await target.take()).arrivals.filter((at) => at >= from && at < from + WINDOW_MS).length;
+        const perSecond = arrivals / (WINDOW_MS / 1000);
+        delivered[realtime ? 'raised' : 'plain'].push(perSecond);
+        const cpu = Object.fromEntries(
+          Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / Math.max(1, arrivals)]),
+        );
+        report(
+          `round ${round}, ${realtime ? 'SCHED_FIFO' : 'as started'}: ${perSecond.toFixed(0)}/s (${cpuLine(cpu)}; ` +
+            `the executor's threads, ms per second: ${coreUseText(coreUse)})`,
+        );
+      }
+    }
+    const ratios = delivered.raised.map((raised, index) => raised / delivered.plain[index]!);
+    report('');
+    report(
+      `Raised against as started, round by round: ${ratios.map(pct).join(', ')}; mean ${pctAgainst(meanOf(ratios))}.`,
+    );
+    report('');
+  } catch (error) {
+    report(`Not measured: ${(error as Error).message.split('\n')[0]} (chrt needs CAP_SYS_NICE).`);
+    report('');
+  } finally {
+    await services.stop();
+    await teardown(env, single(redis));
+  }
+}
+
 async function main(): Promise<void> {
   const own = process.env.BENCH_REDIS_URL ? undefined : await startRedis();
   redisUrl = process.env.BENCH_REDIS_URL ?? own!.url;
@@ -1257,10 +1395,12 @@ async function main(): Promise<void> {
     if (runs('skeleton') && !runs('outside')) {
       // The shape at its least alone (the outside part runs it beside each pair): for work on the gap.
       const raw = await ceiling(target);
-      const load = sustainedLoad(raw.rate);
+      // BENCH_SKELETON_LOAD: endpoints at 1 s for every row instead of saturation (CPU per execution at one rate).
+      const load = Number(process.env.BENCH_SKELETON_LOAD ?? sustainedLoad(raw.rate));
       const floor = await floorScenario(2 * load, target, redis);
       report(
-        `got's ceiling ${raw.rate.toFixed(0)} req/s; the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)})`,
+        `got's ceiling ${raw.rate.toFixed(0)} req/s (context switches / read and write calls per request: ${wakeupLine(raw.wakeups)}); ` +
+          `the floor ${floor.delivered.toFixed(0)}/s (${cpuLine(floor.cpu)}; ${wakeupLine(floor.wakeups)})`,
       );
       // The third: the same with the calls in a worker thread, the executor's second thread (session 13).
       // Then Kairos's own parts put into the shape rung by rung (bench/skeleton.ts SKELETON_KAIROS), and
@@ -1289,6 +1429,7 @@ async function main(): Promise<void> {
           if (options.plan && !('callThread' in options) && !('kairos' in options)) planned = figures;
           report(
             `${label}the shape at its least${variant}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
+              `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
               `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
           );
         }
@@ -1296,6 +1437,7 @@ async function main(): Promise<void> {
         kairos = figures;
         report(
           `${label}Kairos, AI off: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
+            `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
             `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
         );
       }
@@ -1354,6 +1496,54 @@ async function main(): Promise<void> {
           `| ${lead} | ${ms(figures.lateness.p50)} | ${ms(figures.lateness.p99)} | ${ms(figures.lateness.max)} | ${figures.lateness.min >= 0 ? 'yes' : `no (${ms(figures.lateness.min)})`} |`,
         );
       }
+      report('');
+    }
+    if (runs('priority')) await priorityDiagnostic(target, redis);
+    if (runs('ab')) {
+      // Two settings of the services, alternated (A B, then B A, BENCH_ROUNDS times): one 10 s window
+      // moved by up to 20 % on this host with the same code (session 23), so a change is judged on
+      // rounds, each A beside its B. BENCH_AB_A / BENCH_AB_B: `NAME=value` overrides of the services'
+      // environment, `;`-separated, and three of the benchmark's own: BENCH_NODE_ARGS (Node's and V8's flags
+      // for every service; NODE_OPTIONS refuses V8's heap flags) or BENCH_NODE_ARGS_<SERVICE> for one
+      // (lib.ts startServices), and BENCH_EXECUTORS. Not the defaults when an override is set: label such a
+      // run as tuned.
+      const settingsOf = (text: string | undefined): NodeJS.ProcessEnv =>
+        Object.fromEntries(
+          (text ?? '')
+            .split(';')
+            .filter(Boolean)
+            .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+        );
+      const variants = { A: settingsOf(process.env.BENCH_AB_A), B: settingsOf(process.env.BENCH_AB_B) };
+      const load = sustainedLoad((await ceiling(target)).rate);
+      report(
+        `## A/B at saturation (${thousands(load)} endpoints at 1 s; A ${JSON.stringify(variants.A)}, B ${JSON.stringify(variants.B)})`,
+      );
+      report('');
+      const delivered: Record<'A' | 'B', number[]> = { A: [], B: [] };
+      for (let round = 1; round <= ROUNDS; round += 1) {
+        for (const name of round % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
+          const figures = await kairosScenario(`ab_${name.toLowerCase()}`, load, target, single(redis), {
+            ai: false,
+            overrides: variants[name],
+          });
+          delivered[name].push(figures.delivered);
+          report(
+            `round ${round} ${name}: ${figures.delivered.toFixed(0)}/s (${cpuLine(figures.cpu)}; host ${figures.hostTaskUs} µs; ` +
+              `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
+              `slot phases ms ${Object.entries(figures.slotPhases)
+                .map(([phase, value]) => `${phase} ${value.toFixed(1)}`)
+                .join(', ')}; ` +
+              `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
+          );
+        }
+      }
+      const ratios = delivered.B.map((b, index) => b / delivered.A[index]!);
+      report('');
+      report(
+        `B against A, round by round: ${ratios.map(pct).join(', ')}; mean ${pctAgainst(meanOf(ratios))} ` +
+          `(A ${meanOf(delivered.A).toFixed(0)}/s, B ${meanOf(delivered.B).toFixed(0)}/s)`,
+      );
       report('');
     }
     if (runs('concurrency')) {
