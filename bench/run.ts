@@ -1515,9 +1515,10 @@ async function main(): Promise<void> {
             .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
         );
       const variants = { A: settingsOf(process.env.BENCH_AB_A), B: settingsOf(process.env.BENCH_AB_B) };
-      const load = sustainedLoad((await ceiling(target)).rate);
+      // BENCH_AB_LOAD: endpoints at 1 s (a fixed rate below saturation) instead of saturation.
+      const load = Number(process.env.BENCH_AB_LOAD ?? sustainedLoad((await ceiling(target)).rate));
       report(
-        `## A/B at saturation (${thousands(load)} endpoints at 1 s; A ${JSON.stringify(variants.A)}, B ${JSON.stringify(variants.B)})`,
+        `## A/B at ${process.env.BENCH_AB_LOAD ? 'a fixed rate' : 'saturation'} (${thousands(load)} endpoints at 1 s; A ${JSON.stringify(variants.A)}, B ${JSON.stringify(variants.B)})`,
       );
       report('');
       const delivered: Record<'A' | 'B', number[]> = { A: [], B: [] };
@@ -1529,7 +1530,8 @@ async function main(): Promise<void> {
           });
           delivered[name].push(figures.delivered);
           report(
-            `round ${round} ${name}: ${figures.delivered.toFixed(0)}/s (${cpuLine(figures.cpu)}; host ${figures.hostTaskUs} µs; ` +
+            `round ${round} ${name}: ${figures.delivered.toFixed(0)}/s, lateness p50 / p99 ${ms(figures.lateness.p50)} / ${ms(figures.lateness.p99)} ms ` +
+              `(${cpuLine(figures.cpu)}; host ${figures.hostTaskUs} µs; ` +
               `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
               `slot phases ms ${Object.entries(figures.slotPhases)
                 .map(([phase, value]) => `${phase} ${value.toFixed(1)}`)
