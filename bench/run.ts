@@ -74,6 +74,7 @@ import {
   startServices,
   startTarget,
   summarize,
+  type ServiceSet,
   type Target,
 } from './lib.js';
 import { compareCosts, costsPerExecution, type CostRow } from './profile-diff.js';
@@ -353,6 +354,29 @@ async function pgTransactions(db: Database, name: string): Promise<number> {
  * Kairos from outside: `endpoints` endpoints on a 1 s interval (so `endpoints` due per second), the
  * services as child processes, the calls timed at the target.
  */
+/**
+ * Every process an execution costs CPU in: the services, Redis (a private server: on a cluster the nodes
+ * are not this benchmark's children and are left out), the target, and the PostgreSQL backends serving the
+ * scenario's database (the benchmark's own pool among them: idle in the window).
+ */
+async function processesOf(
+  env: Env,
+  names: string[],
+  services: ServiceSet,
+  target: Target,
+): Promise<Record<string, (number | undefined)[]>> {
+  const { rows: backends } = await env.db.pool.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1`,
+    [env.name],
+  );
+  return {
+    ...Object.fromEntries(names.map((name, index) => [name, [services.children[index]?.pid]])),
+    redis: [redisPid],
+    postgres: backends.map((backend) => backend.pid),
+    target: [target.pid],
+  };
+}
+
 async function kairosScenario(
   label: string,
   endpoints: number,
@@ -380,19 +404,7 @@ async function kairosScenario(
     const callsBefore = await redisCalls(redis);
     const xactsBefore = await pgTransactions(env.db, env.name);
     const tablesBefore = await tableCounters(env.db);
-    // Every process an execution costs CPU in: the services, Redis (a private server: on a cluster
-    // the nodes are not this benchmark's children and are left out), the target, and the PostgreSQL
-    // backends serving this scenario's database (the benchmark's own pool among them: idle in the window).
-    const { rows: backends } = await env.db.pool.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = $1`,
-      [env.name],
-    );
-    const processes = {
-      ...Object.fromEntries(serviceNames.map((name, index) => [name, [services.children[index]?.pid]])),
-      redis: [redisPid],
-      postgres: backends.map((backend) => backend.pid),
-      target: [target.pid],
-    };
+    const processes = await processesOf(env, serviceNames, services, target);
     const phasesBefore = await executionPhases(metricsPort);
     const cpuBefore = cpuOf(processes);
     const wakeupsBefore = wakeupsOfGroups(processes);
@@ -1208,16 +1220,7 @@ async function priorityDiagnostic(target: Target, redis: Redis): Promise<void> {
         schedule(realtime);
         await sleep(2000);
         await target.take();
-        const { rows: backends } = await env.db.pool.query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE datname = $1`,
-          [env.name],
-        );
-        const processes = {
-          ...Object.fromEntries(SERVICES.map((name, index) => [name, [services.children[index]?.pid]])),
-          redis: [redisPid],
-          postgres: backends.map((backend) => backend.pid),
-          target: [target.pid],
-        };
+        const processes = await processesOf(env, SERVICES, services, target);
         const cpuBefore = cpuOf(processes);
         const from = Date.now();
         const cores = coreUseFrom(executorPid);
