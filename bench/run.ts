@@ -240,6 +240,16 @@ const perExecution = (before: Wakeups, after: Wakeups, executions: number): Wake
     ]),
   );
 
+/** CPU ms per execution by process between two readings (lib.ts cpuOf). */
+const cpuPerExecution = (before: Record<string, number>, after: Record<string, number>, executions: number) =>
+  Object.fromEntries(Object.keys(after).map((name) => [name, (after[name]! - before[name]!) / executions]));
+
+/**
+ * Two settings in turn, the first going first in even rounds (0, 2, …) and the second in odd ones, so a host
+ * that slows or speeds up over a run is not charged to one of them.
+ */
+const inTurn = <T>(round: number, first: T, second: T): [T, T] => (round % 2 === 0 ? [first, second] : [second, first]);
+
 /** Wake-ups per execution in words: `executor 2.1 / 3.4` (context switches / read and write calls). */
 const wakeupLine = (wakeups: Wakeups) =>
   Object.entries(wakeups)
@@ -351,10 +361,6 @@ async function pgTransactions(db: Database, name: string): Promise<number> {
 }
 
 /**
- * Kairos from outside: `endpoints` endpoints on a 1 s interval (so `endpoints` due per second), the
- * services as child processes, the calls timed at the target.
- */
-/**
  * Every process an execution costs CPU in: the services, Redis (a private server: on a cluster the nodes
  * are not this benchmark's children and are left out), the target, and the PostgreSQL backends serving the
  * scenario's database (the benchmark's own pool among them: idle in the window).
@@ -377,6 +383,10 @@ async function processesOf(
   };
 }
 
+/**
+ * Kairos from outside: `endpoints` endpoints on a 1 s interval (so `endpoints` due per second), the
+ * services as child processes, the calls timed at the target.
+ */
 async function kairosScenario(
   label: string,
   endpoints: number,
@@ -456,9 +466,7 @@ async function kairosScenario(
         perExecution: (tablesAfter.updates - tablesBefore.updates) / recorded,
         hot: (tablesAfter.hot - tablesBefore.hot) / Math.max(1, tablesAfter.updates - tablesBefore.updates),
       },
-      cpu: Object.fromEntries(
-        Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / executions]),
-      ),
+      cpu: cpuPerExecution(cpuBefore, cpuAfter, executions),
       wakeups: perExecution(wakeupsBefore, wakeupsAfter, executions),
       slotPhases: Object.fromEntries(
         Object.entries(phasesAfter.phases).map(([phase, { sum, count }]) => {
@@ -648,7 +656,7 @@ async function windowFrom(
   return {
     lateness: summarize(lateness),
     delivered: arrived / (WINDOW_MS / 1000),
-    cpu: Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / jobs])),
+    cpu: cpuPerExecution(cpuBefore, cpuAfter, jobs),
     wakeups: perExecution(wakeupsBefore, wakeupsAfter, jobs),
     hostTaskUs,
     coreUse,
@@ -1216,7 +1224,7 @@ async function priorityDiagnostic(target: Target, redis: Redis): Promise<void> {
     await sleep(WARMUP_MS);
     const delivered: Record<'plain' | 'raised', number[]> = { plain: [], raised: [] };
     for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const realtime of round % 2 === 1 ? [false, true] : [true, false]) {
+      for (const realtime of inTurn(round - 1, false, true)) {
         schedule(realtime);
         await sleep(2000);
         await target.take();
@@ -1230,9 +1238,7 @@ async function priorityDiagnostic(target: Target, redis: Redis): Promise<void> {
         const arrivals = (await target.take()).arrivals.filter((at) => at >= from && at < from + WINDOW_MS).length;
         const perSecond = arrivals / (WINDOW_MS / 1000);
         delivered[realtime ? 'raised' : 'plain'].push(perSecond);
-        const cpu = Object.fromEntries(
-          Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - cpuBefore[name]!) / Math.max(1, arrivals)]),
-        );
+        const cpu = cpuPerExecution(cpuBefore, cpuAfter, Math.max(1, arrivals));
         report(
           `round ${round}, ${realtime ? 'SCHED_FIFO' : 'as started'}: ${perSecond.toFixed(0)}/s (${cpuLine(cpu)}; ` +
             `the executor's threads, ms per second: ${coreUseText(coreUse)})`,
@@ -1320,10 +1326,9 @@ async function main(): Promise<void> {
       for (let pair = 0; pair < PAIRS; pair += 1) {
         ceilings.push(await ceiling(target));
         offered.push(sustainedLoad(ceilings[pair]!.rate));
-        // AI off first in even pairs and AI on first in odd ones, so a host that slows or speeds up over a
-        // run is not charged to one setting (session 25: AI on at 79.7 % of AI off in a run whose AI-on
-        // windows the host-speed gauge read 1,490 and 1,735 µs, its AI-off windows 1,112 and 1,597).
-        for (const ai of pair % 2 === 0 ? [false, true] : [true, false]) {
+        // AI off and on in turn (session 25: AI on at 79.7 % of AI off in a run where AI off always went
+        // first, its AI-on windows read 1,490 and 1,735 µs by the host-speed gauge, AI off's 1,112 and 1,597).
+        for (const ai of inTurn(pair, false, true)) {
           const runs = ai ? onRuns : offRuns;
           runs.push(
             await kairosScenario(ai ? 'sustained_on' : 'sustained_off', offered[pair]!, target, single(redis), { ai }),
@@ -1533,7 +1538,7 @@ async function main(): Promise<void> {
       report('');
       const delivered: Record<'A' | 'B', number[]> = { A: [], B: [] };
       for (let round = 1; round <= ROUNDS; round += 1) {
-        for (const name of round % 2 === 1 ? (['A', 'B'] as const) : (['B', 'A'] as const)) {
+        for (const name of inTurn(round - 1, 'A' as const, 'B' as const)) {
           const figures = await kairosScenario(`ab_${name.toLowerCase()}`, load, target, single(redis), {
             ai: false,
             overrides: variants[name],
