@@ -29,7 +29,8 @@
  * Results are printed and written to a git-ignored results-latest file in this folder (bench/results.md keeps the dated
  * history, edited by hand). Knobs: BENCH_ONLY=outside|skeleton|rt|lead|concurrency|tuned|change|scale|cluster|ab|priority
  * (comma-separated; cluster, ab and priority run only when named; skeleton alone runs the ceiling, the floor, both skeletons, the planned one with its
- * calls in a worker thread, the planned one with Kairos's parts rung by rung, and Kairos; BENCH_ROUNDS times, in turn),
+ * calls in a worker thread, the planned one with Kairos's parts rung by rung, and Kairos; BENCH_ROUNDS times, forward and
+ * backward in turn; with BENCH_CPU_PROF it sets Kairos's executor beside the shape's and executePlannedRun's rung beside the one before it),
  * BENCH_SKELETON_LOAD (with BENCH_ONLY=skeleton: every row at that many endpoints instead of saturation),
  * BENCH_RATES (lateness rates, default 500,1000), BENCH_SUSTAINED (the sustained scenarios' least endpoints at 1 s,
  * default 3000; more where got's ceiling is higher: sustainedLoad),
@@ -98,7 +99,7 @@ const SUSTAINED = Number(process.env.BENCH_SUSTAINED ?? 3000);
 const sustainedLoad = (ceilingRate: number) => Math.max(SUSTAINED, Math.ceil(ceilingRate / 500) * 500);
 /** Sustained AI off / AI on windows, alternated (BENCH_PAIRS). */
 const PAIRS = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 2));
-/** BENCH_ONLY=skeleton alone: its rows run this many times, in turn (session 23's ladder of Kairos's parts). */
+/** BENCH_ONLY=skeleton alone: its rows run this many times, forward and backward in turn (session 23's ladder of Kairos's parts). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const lines: string[] = [];
 const report = (line: string) => {
@@ -249,6 +250,12 @@ const cpuPerExecution = (before: Record<string, number>, after: Record<string, n
  * that slows or speeds up over a run is not charged to one of them.
  */
 const inTurn = <T>(round: number, first: T, second: T): [T, T] => (round % 2 === 0 ? [first, second] : [second, first]);
+
+/** A skeleton or Kairos row at saturation in words: its rate, share of the ceiling, CPU, wake-ups and core use. */
+const rowText = (figures: FloorFigures | KairosFigures, ceilingRate: number) =>
+  `${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / ceilingRate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
+  `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
+  `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`;
 
 /** Wake-ups per execution in words: `executor 2.1 / 3.4` (context switches / read and write calls). */
 const wakeupLine = (wakeups: Wakeups) =>
@@ -825,25 +832,33 @@ async function durableRunCost(): Promise<DurableRunFigures> {
   }
 }
 
+/** One executor's profile for reportExecutorCosts: its file's stem (lib.ts startScript), its window, its name in the table. */
+interface ProfiledExecutor {
+  profile: string;
+  window: WindowFigures;
+  label: string;
+}
+
 /**
- * BENCH_CPU_PROF with BENCH_ONLY=skeleton: Kairos's executor beside the shape's with its stored plan, µs of
- * the main thread per execution by what ran it (profile-diff.ts), from the profiles of the last windows.
+ * BENCH_CPU_PROF with BENCH_ONLY=skeleton: one executor's main thread beside another's (Kairos's beside the
+ * shape's with its stored plan; a rung of the ladder beside the one before it), µs per execution by what
+ * ran it (profile-diff.ts), from the profiles of the last windows.
  */
-function reportExecutorCosts(dir: string, kairos: WindowFigures, shape: WindowFigures): void {
-  const [kairosPath, shapePath] = ['executor', 'skeleton-executor-plan'].map((name) => join(dir, `${name}.cpuprofile`));
-  if (!existsSync(kairosPath!) || !existsSync(shapePath!)) {
-    report(`(no executor profiles in ${dir}: the comparison of the executors' costs is left out)`);
+function reportExecutorCosts(dir: string, a: ProfiledExecutor, b: ProfiledExecutor): void {
+  const [aPath, bPath] = [a, b].map(({ profile }) => join(dir, `${profile}.cpuprofile`));
+  if (!existsSync(aPath!) || !existsSync(bPath!)) {
+    report(`(no profiles ${a.profile} and ${b.profile} in ${dir}: their comparison is left out)`);
     return;
   }
   const rows = compareCosts(
-    costsPerExecution(kairosPath!, kairos.delivered, kairos.coreUse.windowUs),
-    costsPerExecution(shapePath!, shape.delivered, shape.coreUse.windowUs),
+    costsPerExecution(aPath!, a.window.delivered, a.window.coreUse.windowUs),
+    costsPerExecution(bPath!, b.window.delivered, b.window.coreUse.windowUs),
   );
   report(
-    `## The executor's main thread per execution by what ran it (µs; V8 CPU profiles, the measurement windows; Kairos AI off at ${kairos.delivered.toFixed(0)}/s, the shape with its stored plan at ${shape.delivered.toFixed(0)}/s)`,
+    `## The executor's main thread per execution by what ran it (µs; V8 CPU profiles, the measurement windows; ${a.label} at ${a.window.delivered.toFixed(0)}/s, ${b.label} at ${b.window.delivered.toFixed(0)}/s)`,
   );
   report('');
-  report("| cost | Kairos's executor | the shape's | difference |");
+  report(`| cost | ${a.label} | ${b.label} | difference |`);
   report('|---|---|---|---|');
   const sum = (side: 'a' | 'b', from: CostRow[]) => from.reduce((total, row) => total + row[side], 0);
   const shown = rows.filter((row) => Math.abs(row.a - row.b) >= 1 || row.a >= 10);
@@ -1424,43 +1439,69 @@ async function main(): Promise<void> {
       // code (session 23), so BENCH_ROUNDS runs every row that many times, in turn, each round numbered.
       let planned: FloorFigures | undefined;
       let kairos: KairosFigures | undefined;
+      const rungs = new Map<string, FloorFigures>();
+      const rows = [
+        ['', { plan: false }],
+        [', planned run stored', { plan: true }],
+        [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
+        [", planned run stored, Kairos's call (signed, services/executor/src/http)", { plan: true, kairos: 'call' }],
+        [
+          ", planned run stored, Kairos's call, admission and recorder (skip rules, running lock, quota, stash)",
+          { plan: true, kairos: 'call,admission' },
+        ],
+        [
+          ", planned run stored, all three run by Kairos's executePlannedRun (call slots, retries' entry, phase metrics)",
+          { plan: true, kairos: 'call,admission,execute' },
+        ],
+        ['Kairos, AI off', null],
+      ] as const;
       for (let round = 1; round <= ROUNDS; round += 1) {
         const label = ROUNDS > 1 ? `round ${round}: ` : '';
-        for (const [variant, options] of [
-          ['', { plan: false }],
-          [', planned run stored', { plan: true }],
-          [', planned run stored, calls in a worker thread', { plan: true, callThread: true }],
-          [", planned run stored, Kairos's call (signed, services/executor/src/http)", { plan: true, kairos: 'call' }],
-          [
-            ", planned run stored, Kairos's call, admission and recorder (skip rules, running lock, quota, stash)",
-            { plan: true, kairos: 'call,admission' },
-          ],
-          [
-            ", planned run stored, all three run by Kairos's executePlannedRun (call slots, retries' entry, phase metrics)",
-            { plan: true, kairos: 'call,admission,execute' },
-          ],
-        ] as const) {
+        // Forward in odd rounds, backward in even ones, so that a rung is not always run just after the
+        // rung it is compared with: a row that runs after another may pay for that one's writes still
+        // being flushed and vacuumed (session 26), and the rows' order was the same in every round before.
+        for (const [variant, options] of round % 2 === 1 ? rows : [...rows].reverse()) {
+          if (options === null) {
+            kairos = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
+            report(`${label}${variant}: ${rowText(kairos, raw.rate)}`);
+            continue;
+          }
           const figures = await skeletonScenario(load, target, redis, options);
           if (options.plan && !('callThread' in options) && !('kairos' in options)) planned = figures;
-          report(
-            `${label}the shape at its least${variant}: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
-              `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
-              `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
-          );
+          if ('kairos' in options) rungs.set(options.kairos, figures);
+          report(`${label}the shape at its least${variant}: ${rowText(figures, raw.rate)}`);
         }
-        const figures = await kairosScenario('sustained_off', load, target, single(redis), { ai: false });
-        kairos = figures;
-        report(
-          `${label}Kairos, AI off: ${figures.delivered.toFixed(0)}/s, ${pct(figures.delivered / raw.rate)} of the ceiling (${cpuLine(figures.cpu)}; ` +
-            `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
-            `the executor's threads, ms per second: ${coreUseText(figures.coreUse)})`,
-        );
       }
       report('');
       // A profile is written per process and each round's overwrites the one before: the figures it is cut
       // to and divided by are the last round's too.
-      if (process.env.BENCH_CPU_PROF && planned && kairos)
-        reportExecutorCosts(process.env.BENCH_CPU_PROF, kairos, planned);
+      const dir = process.env.BENCH_CPU_PROF;
+      if (dir && planned && kairos) {
+        reportExecutorCosts(
+          dir,
+          { profile: 'executor', window: kairos, label: "Kairos's executor" },
+          { profile: 'skeleton-executor-plan', window: planned, label: "the shape's" },
+        );
+      }
+      // The ladder's step that no single function explains (session 23: executePlannedRun's own CPU is
+      // ≈ 3 µs per execution, the step ≈ 10 %): the rung beside the one before it, by what ran it.
+      const admitted = rungs.get('call,admission');
+      const executed = rungs.get('call,admission,execute');
+      if (dir && admitted && executed) {
+        reportExecutorCosts(
+          dir,
+          {
+            profile: 'skeleton-executor-plan-kairos-call-admission-execute',
+            window: executed,
+            label: 'executePlannedRun',
+          },
+          {
+            profile: 'skeleton-executor-plan-kairos-call-admission',
+            window: admitted,
+            label: 'admission and recorder',
+          },
+        );
+      }
     }
     if (runs('rt')) {
       report('## Round trips per delivered execution (defaults, 500 due/s; PostgreSQL through a counting relay)');
