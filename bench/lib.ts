@@ -215,17 +215,25 @@ export async function startTarget(): Promise<Target> {
 }
 
 /**
- * Runs bench/<script>.ts through tsx as a child process with `env`; `ipc` for scripts that talk back.
- * Profiled like the services under BENCH_CPU_PROF, named after the script, its role (SKELETON_ROLE) and its
- * variant (SKELETON_PLAN, SKELETON_CALL_THREAD, SKELETON_KAIROS), so that one variant's profile does not overwrite another's.
+ * A bench script's process name, and so its profile's under BENCH_CPU_PROF (`<dir>/<name>.cpuprofile`; no `#`
+ * to replace, unlike a service's): the script, its role (SKELETON_ROLE) and its variant (SKELETON_PLAN,
+ * SKELETON_CALL_THREAD, SKELETON_KAIROS), so that one variant's profile does not overwrite another's.
  */
-export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+export function scriptName(script: string, env: NodeJS.ProcessEnv): string {
   const variant = [
     env.SKELETON_PLAN === '1' && 'plan',
     env.SKELETON_CALL_THREAD === '1' && 'thread',
     env.SKELETON_KAIROS && `kairos-${env.SKELETON_KAIROS.replace(/,/g, '-')}`,
   ];
-  const name = [script.replace(/\.ts$/, ''), env.SKELETON_ROLE, ...variant].filter(Boolean).join('-');
+  return [script.replace(/\.ts$/, ''), env.SKELETON_ROLE, ...variant].filter(Boolean).join('-');
+}
+
+/**
+ * Runs bench/<script>.ts through tsx as a child process with `env`; `ipc` for scripts that talk back.
+ * Profiled like the services under BENCH_CPU_PROF, under its scriptName.
+ */
+export function startScript(script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const name = scriptName(script, env);
   const args = ['--conditions=source', '--import', 'tsx', join(ROOT, 'bench', script)];
   return spawnNode(name, args, {
     cwd: ROOT,

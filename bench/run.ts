@@ -71,6 +71,7 @@ import {
   sleep,
   startPgCounter,
   startRedis,
+  scriptName,
   startScript,
   startServices,
   startTarget,
@@ -550,6 +551,24 @@ async function floorScenario(rate: number, target: Target, redis: Redis): Promis
   }
 }
 
+/** Which of bench/skeleton.ts's rows: the stored plan, calls in a worker thread, Kairos's parts (SKELETON_KAIROS). */
+interface SkeletonOptions {
+  plan: boolean;
+  callThread?: boolean;
+  kairos?: 'call' | 'call,admission' | 'call,admission,execute';
+}
+
+/** The environment that picks a skeleton row (bench/skeleton.ts reads it; lib.ts scriptName names it). */
+const skeletonVariant = (options: SkeletonOptions) => ({
+  SKELETON_PLAN: options.plan ? '1' : '0',
+  SKELETON_CALL_THREAD: options.callThread ? '1' : '0',
+  SKELETON_KAIROS: options.kairos ?? '',
+});
+
+/** The profile's name of a skeleton row's executor under BENCH_CPU_PROF. */
+const skeletonExecutorProfile = (options: SkeletonOptions) =>
+  scriptName('skeleton.ts', { ...skeletonVariant(options), SKELETON_ROLE: 'executor' });
+
 /**
  * The card's shape at its least at saturation (bench/skeleton.ts: its executor and scheduler in processes
  * of their own, Kairos's read and record statements, SKELETON_PLAN with its recompute's too), `endpoints`
@@ -560,16 +579,14 @@ async function skeletonScenario(
   endpoints: number,
   target: Target,
   redis: Redis,
-  options: { plan: boolean; callThread?: boolean; kairos?: 'call' | 'call,admission' | 'call,admission,execute' },
+  options: SkeletonOptions,
 ): Promise<FloorFigures> {
   const env = await setup(`skeleton_${options.plan ? 'plan' : 'least'}`);
   const common = {
     SKELETON_REDIS_URL: redisUrl,
     SKELETON_PREFIX: env.prefix,
     SKELETON_DATABASE_URL: env.url,
-    SKELETON_PLAN: options.plan ? '1' : '0',
-    SKELETON_CALL_THREAD: options.callThread ? '1' : '0',
-    SKELETON_KAIROS: options.kairos ?? '',
+    ...skeletonVariant(options),
     SKELETON_MASTER_KEY: MASTER_KEY_HEX,
   };
   const children: ChildProcess[] = [];
@@ -1481,7 +1498,7 @@ async function main(): Promise<void> {
         reportExecutorCosts(
           dir,
           { profile: 'executor', window: kairos, label: "Kairos's executor" },
-          { profile: 'skeleton-executor-plan', window: planned, label: "the shape's" },
+          { profile: skeletonExecutorProfile({ plan: true }), window: planned, label: "the shape's" },
         );
       }
       // The ladder's step that no single function explains (session 23: executePlannedRun's own CPU is
@@ -1492,12 +1509,12 @@ async function main(): Promise<void> {
         reportExecutorCosts(
           dir,
           {
-            profile: 'skeleton-executor-plan-kairos-call-admission-execute',
+            profile: skeletonExecutorProfile({ plan: true, kairos: 'call,admission,execute' }),
             window: executed,
             label: 'executePlannedRun',
           },
           {
-            profile: 'skeleton-executor-plan-kairos-call-admission',
+            profile: skeletonExecutorProfile({ plan: true, kairos: 'call,admission' }),
             window: admitted,
             label: 'admission and recorder',
           },
