@@ -967,10 +967,11 @@ function reportCpu(
   );
   // The budget above counts every core-millisecond, but the durable rows have kept the cores at most
   // 85–93 % busy (the highest share of each of sessions 24–27; /proc/stat, every process's): their
-  // executor's main thread, runnable nearly all of each second, waits for a core 22–34 % of it. Neither a session (autogroup) of its own (session 27: 97.9 % of the rate) nor a
-  // second executor process (cores 99 % busy, 10–22 % more CPU per execution; session 24) gives that share
-  // back; SCHED_FIFO did (+9–12 %; session 24) and needs CAP_SYS_NICE. So the budget that holds is the
-  // one at the share the cores gave.
+  // executor's main thread, runnable nearly all of each second, waits for a core 22–34 % of it.
+  // Neither a session (autogroup) of its own (session 27: 97.9 % of the rate) nor a second executor
+  // process (cores 99 % busy, 10–22 % more CPU per execution; session 24) gives that share back;
+  // SCHED_FIFO did (+9–12 %; session 24) and needs CAP_SYS_NICE. So the budget that holds is the one
+  // at the share the cores gave.
   const busiest = Math.max(off.coreUse.coresBusy, planned.coreUse.coresBusy);
   const heldMs = budgetMs * busiest;
   const ofHeld = (ms: number) => `${ms.toFixed(3)} ms, ${pct(ms / heldMs)} of it`;
