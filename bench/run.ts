@@ -293,7 +293,7 @@ interface KairosFigures {
   coreUse: CoreUse;
   /**
    * Mean ms a due job spent in each phase of the executor's processor over the window (the executor's
-   * kairos_execution_phase_seconds; one executor only, else empty); call and record hold a call slot.
+   * kairos_execution_phase_seconds; one executor only, else empty); the call holds a call slot.
    */
   slotPhases: Record<string, number>;
   /** The executor's call slots (kairos_executor_concurrency_limit: EXECUTOR_CONCURRENCY as it runs). */
@@ -926,14 +926,14 @@ function reportCpu(
       `${((cpus().length * 1000) / total(off)).toFixed(0)} executions/s; 70 % of the ceiling (${(0.7 * raw.rate).toFixed(0)}/s) needs ≤ ${budgetMs.toFixed(3)} ms ` +
       `for everything, the target's ${raw.targetCpuMs.toFixed(3)} ms included.`,
   );
-  // The executor is bound by how long an execution holds one of its call slots (the call and its
-  // record: services/executor/src/call-slots.ts) as much as by CPU: at most EXECUTOR_CONCURRENCY /
-  // (slot time) executions per second (Little's law). Its due workers take DUE_JOBS_PER_CALL_SLOT as many jobs, which
-  // also spend admission and the wait (for the run's time, then for a slot) in the processor.
+  // The executor is bound by how long an execution holds one of its call slots (the call:
+  // services/executor/src/call-slots.ts) as much as by CPU: at most EXECUTOR_CONCURRENCY / (slot time)
+  // executions per second (Little's law). Its due workers take DUE_JOBS_PER_CALL_SLOT as many jobs, which
+  // also spend admission, the wait (for the run's time, then for a slot) and the record in the processor.
   const phases = Object.entries(off.slotPhases);
   if (phases.length > 0) {
     const jobMs = sumOf(Object.values(off.slotPhases));
-    const slotMs = (off.slotPhases.call ?? 0) + (off.slotPhases.record ?? 0);
+    const slotMs = off.slotPhases.call ?? 0;
     report(
       `A due job spent ${jobMs.toFixed(1)} ms in the executor's processor on average (AI off: ${phases.map(([phase, ms]) => `${phase} ${ms.toFixed(1)}`).join(', ')} ms; ` +
         `kairos_execution_phase_seconds; the wait includes waiting for a call slot), of which it held a call slot ${slotMs.toFixed(1)} ms: ` +

@@ -6,7 +6,7 @@
  *   kairos_dispatch_lag_seconds{source}              histogram of startedAt − scheduledAt (executor)
  *   kairos_runs_total{source,status}                 counter of recorded runs (executor)
  *   kairos_executions_skipped_total{reason}          counter of due jobs dropped without a run (executor)
- *   kairos_executor_concurrency_in_use               gauge: call slots taken in this process (calls and their records in flight)
+ *   kairos_executor_concurrency_in_use               gauge: call slots taken in this process (calls in flight)
  *   kairos_executor_concurrency_limit                gauge: EXECUTOR_CONCURRENCY
  *   kairos_execution_phase_seconds{phase}            histogram of a due job's time: admission, wait, call, record (executor)
  *   kairos_planner_tokens_total                      counter (planner: metrics.plannerTokens.inc(n))
@@ -101,18 +101,19 @@ export class KairosMetrics {
     });
     this.executorConcurrencyInUse = new Gauge({
       name: 'kairos_executor_concurrency_in_use',
-      help: 'Executions in flight in this executor process',
+      help: 'Calls in flight in this executor process (call slots taken)',
       registers,
     });
     this.executorConcurrencyLimit = new Gauge({
       name: 'kairos_executor_concurrency_limit',
-      help: 'Call slots of this executor process: calls and their records in flight at most (EXECUTOR_CONCURRENCY)',
+      help: 'Call slots of this executor process: calls in flight at most (EXECUTOR_CONCURRENCY)',
       registers,
     });
     // Where a due job's time in the executor goes (issue #14): at the defaults the executor was bound by
     // how long each of its EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU: ≈ 80 ms a
     // slot at saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (bench/results.md,
-    // session 7). Since session 9 only call and record hold a call slot (services/executor/src/call-slots.ts).
+    // session 7). Since session 9 only call and record held a call slot, since session 28 only the call
+    // (services/executor/src/call-slots.ts).
     this.executionPhase = new Histogram({
       name: 'kairos_execution_phase_seconds',
       help:

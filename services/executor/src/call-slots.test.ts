@@ -96,3 +96,61 @@ it('takes a free slot at once: the work starts before the caller next yields', (
   expect(started).toBe(true);
   return expect(done).resolves.toBe('recorded');
 });
+
+it("frees a call's slot when its call ends and its response memory only when its work settles", async () => {
+  // 1 slot, 300 KiB: A's call ends and B's call starts in A's slot while A is still being recorded;
+  // C fits no longer (A's and B's 100 KiB reserved, C needs 200) until A's work settles.
+  const slots = createCallSlots(1, 300);
+  const ended: Record<string, () => void> = {};
+  const recorded: Record<string, () => void> = {};
+  const started: string[] = [];
+  const execution = (name: string, kb: number) =>
+    slots(kb, async (callEnded) => {
+      started.push(name);
+      await new Promise<void>((resolve) => (ended[name] = resolve));
+      callEnded();
+      callEnded(); // said twice: the slot is given back once
+      await new Promise<void>((resolve) => (recorded[name] = resolve));
+      return name;
+    });
+  const results = [execution('A', 100), execution('B', 100), execution('C', 200), execution('D', 1)];
+  await settle();
+  expect(started).toEqual(['A']);
+  expect(await inUse()).toBe(1);
+
+  ended.A!();
+  await settle();
+  expect(started).toEqual(['A', 'B']); // A is still recording: its memory, not its slot
+  expect(await inUse()).toBe(1);
+  ended.B!();
+  await settle();
+  expect(started).toEqual(['A', 'B']); // a free slot, but 100 KiB free for C's 200; D waits behind C
+  expect(await inUse()).toBe(0);
+
+  recorded.A!();
+  await settle();
+  expect(started).toEqual(['A', 'B', 'C']);
+  recorded.B!();
+  ended.C!();
+  await settle();
+  expect(started).toEqual(['A', 'B', 'C', 'D']);
+  ended.D!();
+  recorded.C!();
+  await settle();
+  recorded.D!();
+  expect(await Promise.all(results)).toEqual(['A', 'B', 'C', 'D']);
+  expect(await inUse()).toBe(0);
+});
+
+it('frees the slot of work that settles without saying its call ended, or fails before', async () => {
+  const slots = createCallSlots(1, 1024);
+  await expect(slots(100, () => Promise.reject(new Error('call failed')))).rejects.toThrow('call failed');
+  await expect(slots(100, () => Promise.resolve('recorded'))).resolves.toBe('recorded');
+  let startedAgain = false;
+  await slots(100, () => {
+    startedAgain = true;
+    return Promise.resolve();
+  });
+  expect(startedAgain).toBe(true);
+  expect(await inUse()).toBe(0);
+});

@@ -1,14 +1,24 @@
 /**
- * Call slots: how many executions of this process may be calling their endpoint or recording what
- * it answered at once (EXECUTOR_CONCURRENCY, default 200), due and Test now runs alike, and how much
- * response they may hold between them (EXECUTOR_RESPONSE_MEMORY_MB, default 100). That is the part
- * of an execution that holds a response in memory: each one reserves its endpoint's
- * maxResponseSizeKb (default 100 KiB, cap 1 MiB) for as long as it holds its slot, so the slots bound
- * the executor's response memory whatever the endpoints' limits (config.ts).
+ * Call slots: how many executions of this process may be calling their endpoint at once
+ * (EXECUTOR_CONCURRENCY, default 200), due and Test now runs alike, and how much response they may
+ * hold between them (EXECUTOR_RESPONSE_MEMORY_MB, default 100). A call takes a slot and reserves its
+ * endpoint's maxResponseSizeKb (default 100 KiB, cap 1 MiB); the slot is freed when the call ends
+ * (every attempt), the memory when its work settles, once the run is recorded: the response stays in
+ * memory until then, so the reservations bound the executor's response memory whatever the endpoints'
+ * limits (config.ts), and the due jobs a process takes (DUE_JOBS_PER_CALL_SLOT) bound the records in
+ * flight.
+ *
+ * Why the slot is not held through the record: a record waits for its batch (run-recorder.ts, up to
+ * 200 runs, two batches at once), and while slots waited with it no call could start, so the next batch
+ * was smaller and cost more per run. Freed at the call's end, at saturation on 2 cores
+ * (`BENCH_ONLY=ab BENCH_ROUNDS=6`, 5,000 endpoints at 1 s) executions went from 3,056 to 3,246/s (107,
+ * 105, 101, 112, 112, 101 %), CPU per execution of every process 0.537 → 0.510 ms, the wait for a slot
+ * 15–19 → 0.5–1 ms (bench/results.md, session 28). 400 slots held through the record gave 103 %
+ * (session 27).
  *
  * The due workers take more jobs than there are slots (DUE_JOBS_PER_CALL_SLOT): an execution that
- * is being admitted, waiting for its run's time (the dispatch lead) or moved by BullMQ holds no
- * response, and with one BullMQ job per slot those phases kept slots idle. At 3,000 endpoints at
+ * is being admitted, waiting for its run's time (the dispatch lead), recorded or moved by BullMQ
+ * makes no call, and with one BullMQ job per slot those phases kept slots idle. At 3,000 endpoints at
  * 1 s on 2 cores a slot was held 30 ms (admission 7.5, wait 0.8, call 7.8, record 13.8) plus
  * BullMQ's moves, and 100 of them carried at most ≈2,770 executions/s while the CPU could carry
  * ≈3,350 (bench/results.md, session 9).
@@ -36,10 +46,10 @@ import { metrics } from '@kairos/runtime';
 export const DUE_JOBS_PER_CALL_SLOT = 2;
 
 /**
- * Runs `work` once a call slot and `responseKb` of the response memory are free, holding both
- * until it settles.
+ * Runs `work` once a call slot and `responseKb` of the response memory are free. The slot is held
+ * until `work` calls `callEnded` (at the latest until it settles), the memory until it settles.
  */
-export type CallSlots = <T>(responseKb: number, work: () => Promise<T>) => Promise<T>;
+export type CallSlots = <T>(responseKb: number, work: (callEnded: () => void) => Promise<T>) => Promise<T>;
 
 export function createCallSlots(count: number, responseMemoryKb: number): CallSlots {
   const line = new SlotLine(count, responseMemoryKb);
@@ -48,11 +58,18 @@ export function createCallSlots(count: number, responseMemoryKb: number): CallSl
     const kb = Math.min(responseKb, responseMemoryKb);
     if (!line.take(kb)) await line.wait(kb);
     metrics.executorConcurrencyInUse.inc();
-    try {
-      return await work();
-    } finally {
+    let calling = true;
+    const callEnded = () => {
+      if (!calling) return;
+      calling = false;
       metrics.executorConcurrencyInUse.dec();
-      line.release(kb);
+      line.release(1, 0);
+    };
+    try {
+      return await work(callEnded);
+    } finally {
+      callEnded(); // work that settled without saying: its call has ended too
+      line.release(0, kb);
     }
   };
 }
@@ -78,8 +95,9 @@ class SlotLine {
     return new Promise((taken) => this.waiting.push({ kb, taken }));
   }
 
-  release(kb: number): void {
-    this.freeSlots += 1;
+  /** Gives back `slots` (a call ended) and `kb` (its work settled) and hands them on in order. */
+  release(slots: number, kb: number): void {
+    this.freeSlots += slots;
     this.freeKb += kb;
     while (this.waiting.length > 0 && this.fits(this.waiting[0]!.kb)) {
       const next = this.waiting.shift()!;

@@ -46,8 +46,8 @@ export interface ExecuteDeps {
   /** The accounts' signing keys, decrypted once per stored value (signing-keys.ts). */
   signingKeys: SigningKeys;
   /**
-   * Bounds the calls and records in flight, the part of an execution that holds a response, and the
-   * response memory they reserve (call-slots.ts).
+   * Bounds the calls in flight and the response memory reserved from a call until its run is
+   * recorded (call-slots.ts).
    */
   callSlots: CallSlots;
   now: () => Date;
@@ -69,12 +69,15 @@ export async function executePlannedRun(
   if (admission.kind === 'skipped') return admission;
   const { target, planned } = admission;
   admitted?.(planned);
-  // Waiting for the run's time takes no call slot (call-slots.ts); the call and the record do.
+  // Waiting for the run's time takes no call slot (call-slots.ts); the call does, and its response's
+  // memory stays reserved until the run is recorded.
   const wait = admission.kind === 'replay' ? null : untilDue(planned.scheduledAt);
   if (wait) await wait;
-  return deps.callSlots(target.maxResponseSizeKb, async () => {
+  return deps.callSlots(target.maxResponseSizeKb, async (callEnded) => {
     const run =
       admission.kind === 'replay' ? admission.run : await callPlannedRun(deps, target, planned, attempt, phase);
+    // The record waits for its batch without the slot, so that calls go on meanwhile (call-slots.ts).
+    callEnded();
     // The recorder frees the lock once the run is committed (and on failure).
     const recorded = await deps.recorder.record({
       run,
@@ -148,9 +151,10 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
   const target = await loadExecutionTarget(deps.db, payload.endpointId);
   if (!target || target.accountId !== payload.accountId) throw new Error(`endpoint ${payload.endpointId} not found`);
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
-  const run = await deps.callSlots(target.maxResponseSizeKb, async () => {
+  const run = await deps.callSlots(target.maxResponseSizeKb, async (callEnded) => {
     const scheduledAt = deps.now();
     const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
+    callEnded();
     return deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null));
   });
   return {
