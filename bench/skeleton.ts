@@ -89,9 +89,9 @@ const dueJob = (run: Due, now: number) => ({
   data: run,
   opts: { jobId: `${run.endpointId}.${run.due}`, timestamp: now, delay: Math.max(0, run.due - now) },
 });
-/** Batches as Kairos's admissions, recorder and recompute take them (200, two at once). */
-const batched = <T, R>(flush: (items: T[]) => Promise<R[]>) =>
-  new GroupCommit(flush, { maxBatch: 200, maxParallel: 2 });
+/** Batches as Kairos's admissions (200, two at once) and recorder (200, one at a time) take them. */
+const batched = <T, R>(flush: (items: T[]) => Promise<R[]>, atOnce: number) =>
+  new GroupCommit(flush, { maxBatch: 200, maxParallel: atOnce });
 
 let worker: Worker;
 if (role === 'executor') {
@@ -100,7 +100,7 @@ if (role === 'executor') {
   const admissions = batched(async (endpointIds: string[]) => {
     const targets = await loadExecutionTargets(db, endpointIds);
     return endpointIds.map((id) => targets.get(id) ?? null);
-  });
+  }, 2);
   const records = batched(async (runs: RunOutcome[]) => {
     await recordScheduledRuns(db, runs);
     await runCompleted.add('completed', {
@@ -112,7 +112,7 @@ if (role === 'executor') {
       })),
     });
     return runs.map(() => undefined);
-  });
+  }, 1);
   const kairosCall = kairos.has('call') ? kairosRungs(admissions, records, calls) : null;
   worker = new Worker<Due>(
     'due',

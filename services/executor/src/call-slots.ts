@@ -9,8 +9,8 @@
  * flight.
  *
  * Why the slot is not held through the record: a record waits for its batch (run-recorder.ts, up to
- * 200 runs, two batches at once), and while slots waited with it no call could start, so the next batch
- * was smaller and cost more per run. Freed at the call's end, at saturation on 2 cores
+ * 200 runs), and while slots waited with it no call could start, so the next batch was smaller and
+ * cost more per run. Freed at the call's end, at saturation on 2 cores
  * (`BENCH_ONLY=ab BENCH_ROUNDS=6`, 5,000 endpoints at 1 s) executions went from 3,056 to 3,246/s (107,
  * 105, 101, 112, 112, 101 %), CPU per execution of every process 0.537 → 0.510 ms, the wait for a slot
  * 15–19 → 0.5–1 ms (bench/results.md, session 28). 400 slots held through the record gave 103 %
@@ -41,7 +41,8 @@ import { metrics } from '@kairos/runtime';
  * Due jobs a process takes per call slot. 2: at 3,000 endpoints at 1 s on 2 cores, delivered
  * executions went from 2,739–2,765/s (bound by 100 slots) to 3,030/s, and on a slower host from
  * 1,500–1,539/s to 1,843–2,001/s, back to back, with the executor's CPU per execution 0.56–0.59 →
- * 0.44–0.49 ms (bench/results.md, session 9).
+ * 0.44–0.49 ms (bench/results.md, session 9). 3, once records held no slot: 105, 100, 97, 97, 96,
+ * 103 % of 2 (mean 99.8 %, session 28): the phases only grew longer.
  */
 export const DUE_JOBS_PER_CALL_SLOT = 2;
 

@@ -77,6 +77,16 @@ export interface RunRecorderDeps {
   notificationEvents?: NotificationEvents;
 }
 
+/**
+ * Record batches written at once: one. What finishes while a batch is written waits for the next, so
+ * at saturation a batch carries more runs for the same statements and scripts. Against two, at 5,000
+ * endpoints at 1 s on 2 cores (`BENCH_ONLY=ab BENCH_ROUNDS=6`, calls no longer holding a slot through
+ * their record): 111, 105, 122, 104, 102, 101 % (mean 107.3 %), CPU per execution of every process
+ * 0.524 → 0.488 ms, and the record phase as long (43–56 ms both; bench/results.md, session 28). At low
+ * rates a batch is written on the next turn of the event loop either way (group-commit.ts).
+ */
+const RECORD_BATCHES_AT_ONCE = 1;
+
 export class RunRecorder {
   private readonly batches: GroupCommit<FinishedExecution, boolean>;
 
@@ -86,7 +96,7 @@ export class RunRecorder {
   ) {
     this.batches = new GroupCommit((items) => this.write(items), {
       maxBatch: options.maxBatch ?? 200,
-      maxParallel: options.maxParallel ?? 2,
+      maxParallel: options.maxParallel ?? RECORD_BATCHES_AT_ONCE,
       isItemFailure,
     });
   }
