@@ -55,7 +55,7 @@ import { createHttpExecutor } from '../services/executor/src/http/index.js';
 import { OutcomeStash } from '../services/executor/src/outcome-stash.js';
 import { Retries } from '../services/executor/src/retry.js';
 import { RunQuota } from '../services/executor/src/run-quota.js';
-import { RunRecorder } from '../services/executor/src/run-recorder.js';
+import { RECORD_BATCHES_AT_ONCE, RunRecorder } from '../services/executor/src/run-recorder.js';
 import { RunningLock } from '../services/executor/src/running-lock.js';
 import { SigningKeys } from '../services/executor/src/signing-keys.js';
 import { requiredEnv } from './script-env.js';
@@ -89,7 +89,7 @@ const dueJob = (run: Due, now: number) => ({
   data: run,
   opts: { jobId: `${run.endpointId}.${run.due}`, timestamp: now, delay: Math.max(0, run.due - now) },
 });
-/** Batches as Kairos's admissions (200, two at once) and recorder (200, one at a time) take them. */
+/** Batches as Kairos's admissions (200, two at once) and recorder (200, RECORD_BATCHES_AT_ONCE) take them. */
 const batched = <T, R>(flush: (items: T[]) => Promise<R[]>, atOnce: number) =>
   new GroupCommit(flush, { maxBatch: 200, maxParallel: atOnce });
 
@@ -112,7 +112,7 @@ if (role === 'executor') {
       })),
     });
     return runs.map(() => undefined);
-  }, 1);
+  }, RECORD_BATCHES_AT_ONCE);
   const kairosCall = kairos.has('call') ? kairosRungs(admissions, records, calls) : null;
   worker = new Worker<Due>(
     'due',

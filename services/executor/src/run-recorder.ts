@@ -85,7 +85,7 @@ export interface RunRecorderDeps {
  * 0.524 → 0.488 ms, and the record phase as long (43–56 ms both; bench/results.md, session 28). At low
  * rates a batch is written on the next turn of the event loop either way (group-commit.ts).
  */
-const RECORD_BATCHES_AT_ONCE = 1;
+export const RECORD_BATCHES_AT_ONCE = 1;
 
 export class RunRecorder {
   private readonly batches: GroupCommit<FinishedExecution, boolean>;
