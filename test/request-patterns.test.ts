@@ -162,6 +162,7 @@ const NOT_REQUEST_INPUT: Record<string, string> = {
   'services/api/src/config.ts: /^[^\\s@]+@[^\\s@]+$/': 'KAIROS_ADMIN_EMAIL (environment)',
   'services/api/src/config.ts: z.url': 'KAIROS_PUBLIC_URL, KAIROS_OIDC_ISSUER and other URLs (environment)',
   'services/api/src/cli/kairos.ts: /^[^\\s@]+@[^\\s@]+$/': "the operator CLI's --email",
+  'services/api/src/http/trust-proxy.ts: /^\\d+$/': 'KAIROS_TRUST_PROXY (environment)',
   'services/api/src/cli/kairos.ts: /^\\d+$/': "the operator CLI's set-quota value",
   'services/api/src/docs/openapi.ts: /:([A-Za-z]+)/g': 'route templates written in code',
   'services/mcp/src/config.ts: /^https?$/': 'KAIROS_URL (environment)',
@@ -266,10 +267,10 @@ function runner(entry: RequestPattern): (input: string) => unknown {
   return pattern.global ? (input) => input.replace(pattern, '') : (input) => pattern.exec(input);
 }
 
-/** The faster of two runs (one may pay for compilation or a garbage collection); one when under the bound. */
-function bestOfTwoMs(run: (input: string) => unknown, input: string): number {
+/** The fastest of up to three runs (one may pay for compilation or a garbage collection; the machine is shared). */
+function fastestMs(run: (input: string) => unknown, input: string): number {
   let best = Infinity;
-  for (let attempt = 0; attempt < 2; attempt += 1) {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
     const startedAt = performance.now();
     run(input);
     best = Math.min(best, performance.now() - startedAt);
@@ -300,7 +301,7 @@ describe('patterns that read request input', () => {
       const run = runner(entry);
       const slow: string[] = [];
       for (const input of adversarialInputs(entry.prefixes)) {
-        const ms = bestOfTwoMs(run, input);
+        const ms = fastestMs(run, input);
         if (ms >= BOUND_MS) slow.push(`${ms.toFixed(0)} ms on ${JSON.stringify(input.slice(0, 24))}…`);
       }
       expect(slow).toEqual([]);

@@ -1,6 +1,7 @@
-import { baseConfigShape, booleanFlag, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
+import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { parseMasterKey } from '@kairos/core';
 import { z } from 'zod';
+import { parseTrustProxy } from './http/trust-proxy.js';
 
 const schema = z.object({
   ...baseConfigShape,
@@ -10,7 +11,26 @@ const schema = z.object({
   KAIROS_PUBLIC_URL: z.url().optional(),
   /** Seconds an authenticated API key stays cached in a process (revocation elsewhere takes this long). */
   KAIROS_AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
-  KAIROS_TRUST_PROXY: booleanFlag.default(false),
+  /** Which peers may set X-Forwarded-For / -Proto: false, a hop count, or proxy ranges (http/trust-proxy.ts). */
+  KAIROS_TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((raw, ctx) => {
+      const parsed = parseTrustProxy(raw);
+      if ('value' in parsed) return parsed.value;
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be false, a hop count (true is one hop), or comma-separated IP addresses, CIDR ranges and ' +
+          `loopback, linklocal, uniquelocal (${parsed.error})`,
+      });
+      return z.NEVER;
+    }),
+  /**
+   * Device-flow requests pending at once, across all clients (each lives 10 minutes): past it, new
+   * ones answer 429 until one expires. The per-address rate limit alone lets many addresses fill the table.
+   */
+  KAIROS_DEVICE_CODES_MAX_PENDING: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   // --- sign-in (auth/): an OpenID Connect issuer and/or GitHub; with neither, a local admin link ---
   /** Issuer URL of any OpenID Connect provider (discovery at <issuer>/.well-known/openid-configuration). */
   KAIROS_OIDC_ISSUER: z.url().optional(),

@@ -163,7 +163,8 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: 'Start the device flow (RFC 8628)',
       description:
         'No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the ' +
-        'person, then poll POST /api/auth/device/token every `interval` seconds.',
+        'person, then poll POST /api/auth/device/token every `interval` seconds. 429 RATE_LIMITED (with ' +
+        'Retry-After) while KAIROS_DEVICE_CODES_MAX_PENDING requests of all clients are pending.',
       tags,
       public: true,
       bodyContentTypes: FORM_OR_JSON,

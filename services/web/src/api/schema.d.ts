@@ -562,7 +562,7 @@ export interface paths {
         put?: never;
         /**
          * Start the device flow (RFC 8628)
-         * @description No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the person, then poll POST /api/auth/device/token every `interval` seconds.
+         * @description No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the person, then poll POST /api/auth/device/token every `interval` seconds. 429 RATE_LIMITED (with Retry-After) while KAIROS_DEVICE_CODES_MAX_PENDING requests of all clients are pending.
          */
         post: operations["requestDeviceCode"];
         delete?: never;
