@@ -663,7 +663,7 @@ export interface paths {
         post?: never;
         /**
          * Disconnect a device (revoke its access token)
-         * @description The token stops working at once. Idempotent.
+         * @description The token stops working at once. Idempotent. A device access token may disconnect only its own device (403 for any other).
          */
         delete: operations["revokeDevice"];
         options?: never;
