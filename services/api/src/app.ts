@@ -12,6 +12,7 @@ import { createBullBoardRouter } from './bull-board.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
+import { securityHeaders } from './http/security-headers.js';
 import { RouteRegistry } from './http/route.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
@@ -61,6 +62,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.KAIROS_TRUST_PROXY);
   app.set('json spaces', 0);
+  app.use(securityHeaders(deps.config.KAIROS_PUBLIC_URL));
   app.use(requestContext(deps.logger));
   const router = express.Router();
   const routes = new RouteRegistry(router);
