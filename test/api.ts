@@ -14,7 +14,7 @@ import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
 import { AccountLimits, UNLIMITED } from '../services/api/src/quotas.js';
 import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { loadApiConfig } from '../services/api/src/config.js';
-import { createLogger } from '@kairos/runtime';
+import { createLogger, type Logger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
 import { createTestNow } from '../services/api/src/test-now.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -52,6 +52,8 @@ export interface ApiHarness {
   routes: ReturnType<typeof createApp>['routes'];
   /** The master key signing keys are encrypted under (random per harness). */
   masterKey: Buffer;
+  /** The api's logger (silent; spy on it to see what the api logs). */
+  logger: Logger;
   createAccount(options?: { tier?: Tier; email?: string; operator?: boolean }): Promise<TestAccount>;
   /** A client whose every response is checked against /api/doc (status listed, body matches). */
   client(apiKey: string): ApiClient;
@@ -150,6 +152,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     database,
     routes,
     masterKey,
+    logger,
     async createAccount({ tier = 'free', email, operator = false } = {}) {
       accounts += 1;
       const created = await createAccount(
