@@ -18,8 +18,11 @@ export const PLANNER_LIMITS = {
   oneShotGraceMinutes: 15,
   /** A planner pause ends within a week (SCHEDULING_LIMITS.hintTtlMaxMinutes). */
   pauseMaxMinutes: SCHEDULING_LIMITS.hintTtlMaxMinutes,
+  /** get_response_history reads the scheduled runs of the last 24 hours (SPEC point 3). */
+  historySinceHours: 24,
   historyDefaultLimit: 10,
   historyMaxLimit: 50,
+  /** get_sibling_latest_responses shows at most this many siblings, the oldest first. */
   siblingsMax: 20,
   /** The model chooses when to look again within these bounds. */
   nextAnalysisMinMinutes: 1,
@@ -105,7 +108,9 @@ export const PLANNER_TOOL_INPUTS = {
       .min(1, 'must be at least 1')
       .max(PLANNER_LIMITS.historyMaxLimit, `must be at most ${PLANNER_LIMITS.historyMaxLimit}`)
       .optional()
-      .describe(`How many recent runs, newest first (default ${PLANNER_LIMITS.historyDefaultLimit})`),
+      .describe(
+        `How many runs of the last ${PLANNER_LIMITS.historySinceHours} hours, newest first (default ${PLANNER_LIMITS.historyDefaultLimit})`,
+      ),
   }),
   get_sibling_latest_responses: z.strictObject({}),
   submit_analysis: z.strictObject({
@@ -137,9 +142,12 @@ const DESCRIPTIONS: Record<PlannerToolName, string> = {
     'Pause the endpoint until a time, or resume (null) a pause the planner set. A pause set by a user is never changed.',
   clear_hints: 'Remove the planner hints (interval and one-shot): back to the baseline schedule. User-set hints stay.',
   get_latest_response: 'The latest run: status, status code, duration and the first 500 characters of the body.',
-  get_response_history: 'Recent runs of this endpoint, newest first, each with the first 500 characters of its body.',
+  get_response_history:
+    `The scheduled runs of this endpoint in the last ${PLANNER_LIMITS.historySinceHours} hours (test runs left out), ` +
+    `newest first, at most limit of them, each with the first ${PLANNER_LIMITS.responseBodyMaxChars} characters of its body.`,
   get_sibling_latest_responses:
-    'A read-only snapshot of the other endpoints of the same job and their latest responses.',
+    'A read-only snapshot of the other endpoints of the same job and their latest responses: at most ' +
+    `${PLANNER_LIMITS.siblingsMax} of them, the oldest first (archived ones left out).`,
   submit_analysis:
     'Finish the analysis: your reasoning, your confidence and when to analyse again. Call it exactly once, last.',
 };
