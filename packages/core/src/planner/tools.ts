@@ -85,7 +85,9 @@ export const PLANNER_TOOL_INPUTS = {
     reason,
   }),
   propose_next_time: z.strictObject({
-    nextRunAt: timestamp.describe('ISO 8601 time of one extra run (a past time means as soon as possible)'),
+    nextRunAt: timestamp.describe(
+      'ISO 8601 time of the one run; no scheduled run happens before it (a past time means as soon as possible)',
+    ),
     ttlMinutes: plannerTtlMinutes
       .optional()
       .describe(
@@ -137,7 +139,9 @@ const DESCRIPTIONS: Record<PlannerToolName, string> = {
     'Run the endpoint every intervalMs for ttlMinutes, replacing its baseline (and backoff) until the hint expires. ' +
     'Clamped to minIntervalMs/maxIntervalMs. Refused on cron-scheduled endpoints and while a user-set interval hint is active.',
   propose_next_time:
-    'Run the endpoint once at nextRunAt (in addition to its schedule). Refused while a user-set one-shot hint is active.',
+    'Run the endpoint once at nextRunAt. Until then it replaces the scheduled runs: no baseline or interval-hint ' +
+    'run happens before it (a time far ahead silences the endpoint until then); afterwards the schedule resumes ' +
+    'from that run. Refused while a user-set one-shot hint is active.',
   pause_until:
     'Pause the endpoint until a time, or resume (null) a pause the planner set. A pause set by a user is never changed.',
   clear_hints: 'Remove the planner hints (interval and one-shot): back to the baseline schedule. User-set hints stay.',
