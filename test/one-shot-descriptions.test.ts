@@ -32,8 +32,10 @@ function expectReplaces(where: string, text: string | undefined) {
 }
 
 it('the api (OpenAPI document and llms.txt)', async () => {
-  const doc = await (await fetch(new URL('/api/doc', env.api.url))).json();
-  const description = doc.paths['/api/endpoints/{endpointId}/hints/oneshot'].post.description as string;
+  const doc = (await (await fetch(new URL('/api/doc', env.api.url))).json()) as {
+    paths: Record<string, Record<string, { description: string }>>;
+  };
+  const description = doc.paths['/api/endpoints/{endpointId}/hints/oneshot']!.post!.description;
   expectReplaces('POST /api/endpoints/{endpointId}/hints/oneshot', description);
   const llms = await (await fetch(new URL('/api/llms.txt', env.api.url))).text();
   expect(llms).toContain(description);

@@ -40,7 +40,8 @@ export const schedulingTools = [
     annotations: IDEMPOTENT_CHANGE,
     run: (api, { id, ...input }) => api.applyIntervalHint(id, input),
     summarize: (result) =>
-      `Interval hint set: every ${result.clampedIntervalMs} ms (requested ${result.intervalMs}) until ${result.expiresAt}.`,
+      `Interval hint set: every ${result.clampedIntervalMs} ms (requested ${result.intervalMs}) until ${result.expiresAt}. ` +
+      `${describeSchedule(result.endpoint)}.`,
   }),
   defineTool({
     name: 'scheduleOneShot',
@@ -72,7 +73,8 @@ export const schedulingTools = [
         ttlMinutes: ttlMinutes ?? oneShotTtlMinutes(nextRunInMs),
         reason,
       }),
-    summarize: (result) => `One-shot run scheduled at ${result.nextRunAt} (hint expires ${result.expiresAt}).`,
+    summarize: (result) =>
+      `One-shot run scheduled at ${result.nextRunAt} (hint expires ${result.expiresAt}). ${describeSchedule(result.endpoint)}.`,
   }),
   defineTool({
     name: 'clearHints',
