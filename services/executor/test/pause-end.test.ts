@@ -73,6 +73,17 @@ async function pauseAndAwaitRun(endpointId: string, pausedUntil: Date, label: st
   return { run, skips, latenessMs };
 }
 
+/** The endpoint once the run after `at` is planned (the pause-end run recorded, the next one planned). */
+const plannedAfter = (endpointId: string, at: Date) =>
+  waitFor(
+    async () => {
+      const found = await endpointRow(endpointId);
+      return found.nextRunAt && found.nextRunAt > at ? found : null;
+    },
+    5000,
+    'the slot after the pause-end run',
+  );
+
 it("runs once at the end of a user's pause, on time, with no skip", async () => {
   // 6 s baseline, paused for 2.5 s right after the first run: the pause ends 3.5 s before the slot.
   const endpointId = await createEndpoint('/user-pause', { baselineIntervalMs: 6000 });
@@ -88,14 +99,7 @@ it("runs once at the end of a user's pause, on time, with no skip", async () => 
   expect(latenessMs).toBeLessThan(LATENESS_BOUND_MS);
   expect(skips).toBe(0);
   // Once: the next run is the baseline's, anchored on the pause-end run.
-  const row = await waitFor(
-    async () => {
-      const found = await endpointRow(endpointId);
-      return found.nextRunAt && found.nextRunAt > pausedUntil ? found : null;
-    },
-    5000,
-    'the slot after the pause-end run',
-  );
+  const row = await plannedAfter(endpointId, pausedUntil);
   expect(row.nextRunAt!.getTime()).toBe(pausedUntil.getTime() + 6000);
   expect((await runsOf(endpointId)).filter((found) => found.scheduledAt >= pausedUntil)).toHaveLength(1);
   await api.post(`/api/jobs/${row.jobId}/endpoints/${endpointId}/archive`);
@@ -124,14 +128,7 @@ it('runs once at the time a resume after an auto-pause names, with no skip', asy
   expect(latenessMs).toBeLessThan(LATENESS_BOUND_MS);
   expect(skips).toBe(0);
   // The success reset the failure count: the baseline runs unmultiplied from the pause-end run.
-  const row = await waitFor(
-    async () => {
-      const found = await endpointRow(endpointId);
-      return found.nextRunAt && found.nextRunAt > pausedUntil ? found : null;
-    },
-    5000,
-    'the slot after the pause-end run',
-  );
+  const row = await plannedAfter(endpointId, pausedUntil);
   expect(row.failureCount).toBe(0);
   expect(row.nextRunAt!.getTime()).toBe(pausedUntil.getTime() + 1000);
   await api.post(`/api/jobs/${row.jobId}/endpoints/${endpointId}/archive`);
