@@ -108,7 +108,7 @@ describe('governNextTimeProposal', () => {
         reason: 'r',
         origin: 'planner',
       },
-      summary: `one run at ${iso(10 * MINUTE)}, hint expires ${iso(25 * MINUTE)}`,
+      summary: `one run at ${iso(10 * MINUTE)}, which replaces the scheduled runs until then; hint expires ${iso(25 * MINUTE)}`,
     });
   });
 

@@ -139,7 +139,7 @@ export function governNextTimeProposal(
   return {
     kind: 'apply',
     change: { kind: 'one-shot-hint', nextRunAt: at, expiresAt, reason: input.reason, origin: 'planner' },
-    summary: `one run at ${iso(at)}${floorNote}, hint expires ${iso(expiresAt)}${pauseNote(target, now)}`,
+    summary: `one run at ${iso(at)}${floorNote}, which replaces the scheduled runs until then; hint expires ${iso(expiresAt)}${pauseNote(target, now)}`,
   };
 }
 

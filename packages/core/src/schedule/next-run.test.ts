@@ -338,6 +338,43 @@ describe('computeNextRun: pause (rule 1)', () => {
       expected('14:00', 'ai-oneshot', 'paused', { pausedUntil: t('14:00') }),
     ],
     [
+      // The run at the pause end is not the one-shot's (which still runs at its own time; recording an
+      // ai-oneshot run would clear it): the rules without the one-shot name it.
+      'a one-shot due after the pause end does not give the source',
+      {
+        ...ranAt('12:00', '12:00:01'),
+        pausedUntil: t('14:00'),
+        hintOneShotAt: t('14:30'),
+        hintOneShotExpiresAt: t('15:00'),
+      },
+      '12:00:02',
+      expected('14:00', 'baseline-interval', 'paused', { pausedUntil: t('14:00') }),
+    ],
+    [
+      'a one-shot due by the floored pause end gives the source',
+      {
+        ...ranAt('12:00', '12:00:01'),
+        minIntervalMs: 7_200_000,
+        pausedUntil: t('13:00'),
+        hintOneShotAt: t('13:30'),
+        hintOneShotExpiresAt: t('15:00'),
+      },
+      '12:00:02',
+      expected('14:00:01', 'ai-oneshot', 'paused', { pausedUntil: t('13:00'), clamped: 'min' }),
+    ],
+    [
+      'the minIntervalMs floor holds at the pause end',
+      { ...ranAt('12:00', '12:00:01'), minIntervalMs: 7_200_000, pausedUntil: t('13:00') },
+      '12:00:02',
+      expected('14:00:01', 'baseline-interval', 'paused', { pausedUntil: t('13:00'), clamped: 'min' }),
+    ],
+    [
+      'and gives the time the rules give once the pause is over',
+      { ...ranAt('12:00', '12:00:01'), minIntervalMs: 7_200_000, pausedUntil: t('13:00') },
+      '13:00',
+      expected('14:00:01', 'baseline-interval', 'interval', { clamped: 'min' }),
+    ],
+    [
       'a hint that expires during the pause does not give the source',
       {
         ...ranAt('12:00', '12:00:01'),

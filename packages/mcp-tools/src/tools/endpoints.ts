@@ -113,6 +113,6 @@ export const endpointTools = [
     annotations: IDEMPOTENT_CHANGE,
     run: (api, { id, ...input }) => api.pauseEndpoint(id, input),
     summarize: (result) =>
-      result.pausedUntil ? `Paused until ${result.pausedUntil}.` : `Resumed. ${describeSchedule(result.endpoint)}.`,
+      `${result.pausedUntil ? `Paused until ${result.pausedUntil}.` : 'Resumed.'} ${describeSchedule(result.endpoint)}.`,
   }),
 ];
