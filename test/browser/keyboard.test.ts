@@ -216,7 +216,7 @@ describe('settings from the keyboard (items 3, 4, 8)', () => {
     await expectFocus(name, 'the Name field');
     expect(await name.getAttribute('aria-invalid')).toBe('true');
     expect(await description(name)).toContain('Give the channel a name.');
-    await form.getByRole('alert').filter({ hasText: 'Give the channel a name.' }).waitFor();
+    await form.locator('[aria-live]').filter({ hasText: 'Give the channel a name.' }).waitFor();
 
     await page.keyboard.type('Ops hook');
     await page.keyboard.press('Enter');
@@ -336,7 +336,7 @@ describe('small forms focus and announce their first error (item 7)', () => {
     await expectFocus(field, `the field of "${message}"`);
     expect(await field.getAttribute('aria-invalid')).toBe('true');
     expect(await description(field)).toContain(message);
-    await form.getByRole('alert').filter({ hasText: message }).waitFor();
+    await form.locator('[aria-live]').filter({ hasText: message }).waitFor();
   }
 
   it('job create', async () => {

@@ -36,6 +36,40 @@ export function Field({
   );
 }
 
+/** A checkbox with its label beside it (not above, as for a text field) and the hint below. */
+export function CheckboxField({
+  label,
+  hint,
+  checked,
+  onChange,
+}: {
+  label: string;
+  hint?: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="field-check">
+      <input
+        type="checkbox"
+        id={id}
+        checked={checked}
+        onChange={(event) => onChange(event.target.checked)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      <div>
+        <label htmlFor={id}>{label}</label>
+        {hint ? (
+          <small id={`${id}-hint`} className="muted">
+            {hint}
+          </small>
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
 /** An error that belongs to no field, above or below the form; nothing when there is none. */
 export function FormError({ message }: { message: string | null | undefined }) {
   return message ? (
@@ -60,14 +94,14 @@ export function RadioOptions<T extends string>({
   return (
     <>
       {options.map((option) => (
-        <label key={option.value}>
+        <label key={option.value} className="choice">
           <input
             type="radio"
             name={name}
             value={option.value}
             checked={value === option.value}
             onChange={() => onChange(option.value)}
-          />{' '}
+          />
           {option.label}
         </label>
       ))}
