@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Locator, Page } from 'playwright-core';
+import type { BrowserHarness } from './harness.js';
 
 const AXE_SCRIPT = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 /** axe-core's tags for the A and AA success criteria of WCAG 2.0, 2.1 and 2.2. */
@@ -62,7 +63,7 @@ export function focused(page: Page): Promise<FocusedElement> {
     return {
       tag: element.tagName.toLowerCase(),
       role: element.getAttribute('role'),
-      name: name.replace(/\s+/g, ' ').trim(),
+      name: name.replace(/\s+/g, ' ').trim().slice(0, 120),
       text: (element.textContent ?? '').replace(/\s+/g, ' ').trim(),
     };
   });
@@ -104,8 +105,8 @@ export async function pageRequest(
   method: string,
   path: string,
   body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ status: number; body: any }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   return page.evaluate(
     async ({ method, path, body }) => {
       const csrf = document.cookie
@@ -126,4 +127,19 @@ export async function pageRequest(
     },
     { method, path, body },
   );
+}
+
+/**
+ * A connected device, the way the CLI gets one: it asks for a code, the signed-in page approves it,
+ * the device's next poll takes the access token (Settings lists a device from then on).
+ */
+export async function connectDevice(h: BrowserHarness, clientName: string): Promise<void> {
+  const code = await h.request('/api/auth/device/code', { method: 'POST', body: { client_name: clientName } });
+  const approved = await pageRequest(h.page, 'POST', '/api/auth/device/approve', { user_code: code.body.user_code });
+  if (approved.status !== 200) throw new Error(`approving the device code answered ${approved.status}`);
+  const token = await h.request('/api/auth/device/token', {
+    method: 'POST',
+    body: { device_code: code.body.device_code, grant_type: 'urn:ietf:params:oauth:grant-type:device_code' },
+  });
+  if (token.status !== 200) throw new Error(`the device's token request answered ${token.status}`);
 }

@@ -4,7 +4,7 @@
  * running so runs and test results are real: 0 violations of the WCAG 2.0/2.1/2.2 A and AA rules.
  */
 import type { Page } from 'playwright-core';
-import { axeViolations, pageRequest, type AxeViolation } from './a11y.js';
+import { axeViolations, connectDevice, pageRequest, type AxeViolation } from './a11y.js';
 import { recordPlannerSession, startBrowserHarness, waitFor, type BrowserHarness } from './harness.js';
 
 let h: BrowserHarness;
@@ -134,9 +134,7 @@ describe('axe-core: 0 violations of WCAG 2.0/2.1/2.2 A and AA', () => {
     states.push(await check(page, 'settings, the signing key shown once'));
     await page.getByRole('group', { name: 'Your signing key' }).getByRole('button', { name: 'Done' }).click();
 
-    const code = await h.request('/api/auth/device/code', { method: 'POST', body: { client_name: 'Axe CLI' } });
-    const approved = await pageRequest(page, 'POST', '/api/auth/device/approve', { user_code: code.body.user_code });
-    expect(approved).toMatchObject({ status: 200 });
+    await connectDevice(h, 'Axe CLI');
     const channel = await pageRequest(page, 'POST', '/api/notification-channels', {
       name: 'Ops hook',
       type: 'webhook',
@@ -148,11 +146,20 @@ describe('axe-core: 0 violations of WCAG 2.0/2.1/2.2 A and AA', () => {
     await keys.getByLabel('Key name').fill('Axe key');
     await keys.getByRole('button', { name: 'Create API key' }).click();
     await keys.getByRole('group', { name: 'New API key' }).waitFor();
-    await page.getByRole('region', { name: 'Connected devices' }).getByRole('row', { name: /Axe CLI/ }).waitFor();
-    await page.getByRole('region', { name: 'Notifications' }).getByRole('row', { name: /Ops hook/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Connected devices' })
+      .getByRole('row', { name: /Axe CLI/ })
+      .waitFor();
+    await page
+      .getByRole('region', { name: 'Notifications' })
+      .getByRole('row', { name: /Ops hook/ })
+      .waitFor();
     states.push(await check(page, 'settings with a new API key, a channel and a device'));
     await narrow.goto(h.url('/settings'));
-    await narrow.getByRole('region', { name: 'Connected devices' }).getByRole('row', { name: /Axe CLI/ }).waitFor();
+    await narrow
+      .getByRole('region', { name: 'Connected devices' })
+      .getByRole('row', { name: /Axe CLI/ })
+      .waitFor();
     states.push(await check(narrow, 'settings at 360 px'));
 
     await page.goto(h.url('/device'));

@@ -46,7 +46,9 @@ const sessionRecord = z
 const signInStatusRecord = z
   .object({
     signedIn: z.boolean(),
-    session: sessionRecord.nullable().meta({ description: 'The caller, as GET /api/auth/session answers; null when signed out' }),
+    session: sessionRecord
+      .nullable()
+      .meta({ description: 'The caller, as GET /api/auth/session answers; null when signed out' }),
   })
   .meta({ id: 'SignInStatus' });
 

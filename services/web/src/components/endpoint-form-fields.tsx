@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState, type FormEvent, type Ref } from 'react';
 import { Link } from 'react-router';
 import { ActionButton } from './action-button';
-import { Field } from './field';
+import { Field, QuietFieldErrors } from './field';
 import { focusFirstInvalid } from './form-errors';
 import { useUnsavedWarning } from './unsaved-warning';
 import { formErrorsOf } from './endpoint-form-issues';
@@ -113,7 +113,7 @@ export function EndpointForm({
   // an alert, says how many there are; with no field to blame, the summary itself.
   const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
-    if (attempt > 0 && (clientErrors || saveError) && focusFirstInvalid(formRef.current) === null) {
+    if (attempt > 0 && (clientErrors || saveError) && !focusFirstInvalid(formRef.current)) {
       summaryRef.current?.focus();
     }
   }, [attempt, clientErrors, saveError]);
@@ -134,9 +134,12 @@ export function EndpointForm({
   return (
     <form ref={formRef} onSubmit={submit} noValidate className="endpoint-form">
       <ErrorSummary errors={errors} summaryRef={summaryRef} />
-      <BasicFields {...sectionProps} />
-      <ScheduleFields {...sectionProps} />
-      <RequestFields {...sectionProps} />
+      {/* The summary (an alert) says what failed; each field's message is read with the field. */}
+      <QuietFieldErrors>
+        <BasicFields {...sectionProps} />
+        <ScheduleFields {...sectionProps} />
+        <RequestFields {...sectionProps} />
+      </QuietFieldErrors>
       <div className="actions">
         <ActionButton type="submit" className="primary" busy={isPending}>
           {submitLabel}

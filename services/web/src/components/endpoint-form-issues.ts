@@ -33,7 +33,8 @@ const FIELD_OF_ISSUE: Record<string, FormField> = {
  * (endpoint-form-request.ts); these are for what only the API can tell.
  */
 export const DURATION_WORDS: Partial<Record<FormField, string>> = {
-  interval: 'enter a time between runs of at least 1 second and at most 24 days, within the safety floor and the ceiling',
+  interval:
+    'enter a time between runs of at least 1 second and at most 24 days, within the safety floor and the ceiling',
   minInterval: 'enter at least 1 second and at most 24 days, no longer than the ceiling or the time between runs',
   maxInterval: 'enter at least 1 second and at most 24 days, no shorter than the safety floor or the time between runs',
   jitter: 'enter at most 1 hour, and at most half the time between runs (or between the cron schedule’s runs)',

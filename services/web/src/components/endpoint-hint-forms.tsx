@@ -87,7 +87,7 @@ export function IntervalHintForm({ endpoint }: { endpoint: Endpoint }) {
   };
   return (
     <form
-      ref={errorFocus.ref}
+      ref={errorFocus}
       className="endpoint-inline-form"
       onSubmit={submit}
       noValidate
@@ -132,7 +132,6 @@ export function IntervalHintForm({ endpoint }: { endpoint: Endpoint }) {
             (hint.data.clampedIntervalMs !== hint.data.intervalMs ? ' (clamped by the governor).' : '.')
           : null}
       </FormOutcome>
-      {errorFocus.announcer}
     </form>
   );
 }
@@ -166,7 +165,13 @@ export function OneShotHintForm({ endpoint }: { endpoint: Endpoint }) {
     hint.mutate({ nextRunAt, ttlMinutes, reason: why });
   };
   return (
-    <form ref={errorFocus.ref} className="endpoint-inline-form" onSubmit={submit} noValidate aria-label="Set a one-shot hint">
+    <form
+      ref={errorFocus}
+      className="endpoint-inline-form"
+      onSubmit={submit}
+      noValidate
+      aria-label="Set a one-shot hint"
+    >
       <h3>One-shot hint</h3>
       <Field label="Run once at" error={problems.nextRunAt} hint="Your local time; a past time means now.">
         <input type="datetime-local" value={runAt} onChange={(event) => setRunAt(event.target.value)} />
@@ -196,7 +201,6 @@ export function OneShotHintForm({ endpoint }: { endpoint: Endpoint }) {
       <FormOutcome error={formError(hint.error, problems)}>
         {hint.data ? `One run at ${formatDateTime(hint.data.nextRunAt)}.` : null}
       </FormOutcome>
-      {errorFocus.announcer}
     </form>
   );
 }

@@ -52,7 +52,7 @@ export function EndpointPauseForm({ endpoint, submitRef }: { endpoint: Endpoint;
   const otherError = pause.error && !apiErrors.pausedUntil && !apiErrors.reason ? pause.error.message : null;
   return (
     <form
-      ref={errorFocus.ref}
+      ref={errorFocus}
       className="endpoint-inline-form"
       onSubmit={submit}
       noValidate
@@ -70,7 +70,6 @@ export function EndpointPauseForm({ endpoint, submitRef }: { endpoint: Endpoint;
         </ActionButton>
       </div>
       <FormError message={otherError} />
-      {errorFocus.announcer}
     </form>
   );
 }

@@ -46,7 +46,7 @@ export function JobCreateForm({ nameRef }: { nameRef?: Ref<HTMLInputElement> }) 
     else create.mutate();
   };
   return (
-    <form ref={errorFocus.ref} onSubmit={submit} noValidate aria-labelledby="new-job-heading">
+    <form ref={errorFocus} onSubmit={submit} noValidate aria-labelledby="new-job-heading">
       <h2 id="new-job-heading">New job</h2>
       <FormError message={errors.form} />
       <Field
@@ -72,7 +72,6 @@ export function JobCreateForm({ nameRef }: { nameRef?: Ref<HTMLInputElement> }) 
       <ActionButton type="submit" className="primary" busy={create.isPending}>
         Create job
       </ActionButton>
-      {errorFocus.announcer}
     </form>
   );
 }

@@ -85,7 +85,7 @@ export function JobEditForm({ job, onDone }: { job: Job; onDone: () => void }) {
     else save.mutate(patch);
   };
   return (
-    <form ref={errorFocus.ref} onSubmit={submit} noValidate className="panel" aria-label="Edit job">
+    <form ref={errorFocus} onSubmit={submit} noValidate className="panel" aria-label="Edit job">
       <FormError message={errors.form} />
       <Field label="Name" error={missingName ? 'Give the job a name.' : errors.fields.name}>
         <input ref={nameRef} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
@@ -111,7 +111,6 @@ export function JobEditForm({ job, onDone }: { job: Job; onDone: () => void }) {
           Cancel
         </ActionButton>
       </div>
-      {errorFocus.announcer}
     </form>
   );
 }

@@ -70,7 +70,7 @@ function CreateApiKeyForm() {
           </p>
         </SecretOnce>
       ) : null}
-      <form ref={errorFocus.ref} onSubmit={submit} noValidate>
+      <form ref={errorFocus} onSubmit={submit} noValidate>
         <Field label="Key name" error={nameError} hint="What uses the key, e.g. “deploy pipeline”.">
           <input
             value={name}
@@ -86,7 +86,6 @@ function CreateApiKeyForm() {
           </ActionButton>
         </div>
         <FormError message={create.error && !nameError ? create.error.message : null} />
-        {errorFocus.announcer}
       </form>
     </>
   );

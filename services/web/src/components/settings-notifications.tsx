@@ -81,7 +81,7 @@ function ThresholdsForm() {
     else save.mutate({ notifyFailureThreshold: threshold, autoPauseAfterFailures: pauseAfter });
   };
   return (
-    <form ref={errorFocus.ref} onSubmit={submit} noValidate aria-label="Failure thresholds">
+    <form ref={errorFocus} onSubmit={submit} noValidate aria-label="Failure thresholds">
       <Field
         label="Failing after (consecutive failures)"
         error={failingBad ? FAILING_WORDS : undefined}
@@ -116,7 +116,6 @@ function ThresholdsForm() {
         </ActionButton>
       </div>
       <FormError message={save.error && Object.keys(refused).length === 0 ? save.error.message : null} />
-      {errorFocus.announcer}
     </form>
   );
 }
@@ -166,9 +165,7 @@ function ChannelList() {
               <th scope="row">{channel.name}</th>
               <td data-label="Type">{channel.type}</td>
               <td data-label="Destination">{channel.url ?? channel.recipients.join(', ')}</td>
-              <td data-label="Events">
-                {channel.events.length === EVENTS.length ? 'all' : channel.events.join(', ')}
-              </td>
+              <td data-label="Events">{channel.events.length === EVENTS.length ? 'all' : channel.events.join(', ')}</td>
               <td className="actions">
                 <ActionButton
                   busy={test.isPending}
@@ -257,7 +254,7 @@ function CreateChannelForm() {
     else create.mutate();
   };
   return (
-    <form ref={errorFocus.ref} onSubmit={submit} noValidate aria-label="New notification channel">
+    <form ref={errorFocus} onSubmit={submit} noValidate aria-label="New notification channel">
       <Field label="Name" error={errors.name}>
         <input value={name} onChange={(event) => setName(event.target.value)} />
       </Field>
@@ -286,7 +283,6 @@ function CreateChannelForm() {
         </ActionButton>
       </div>
       <FormError message={create.error && !isPlaced ? create.error.message : null} />
-      {errorFocus.announcer}
     </form>
   );
 }

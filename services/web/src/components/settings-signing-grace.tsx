@@ -93,7 +93,7 @@ function GraceMinutesForm() {
     else save.mutate(value);
   };
   return (
-    <form ref={errorFocus.ref} onSubmit={submit} noValidate aria-label="Rotation grace window">
+    <form ref={errorFocus} onSubmit={submit} noValidate aria-label="Rotation grace window">
       <Field
         label="Grace window (minutes)"
         error={invalid || refused ? GRACE_WORDS : undefined}
@@ -116,7 +116,6 @@ function GraceMinutesForm() {
         </ActionButton>
       </div>
       <FormError message={save.error && !refused ? save.error.message : null} />
-      {errorFocus.announcer}
     </form>
   );
 }

@@ -66,7 +66,7 @@ export function DevicePage() {
     <div className="device-page">
       <PageHeading>Connect a device</PageHeading>
       <DeviceIntro />
-      <form ref={errorFocus.ref} onSubmit={onSubmit} noValidate>
+      <form ref={errorFocus} onSubmit={onSubmit} noValidate>
         <Field label="Device code" error={codeError} hint="Case and dashes do not matter.">
           <input
             value={code}
@@ -88,7 +88,6 @@ export function DevicePage() {
             {decide.isPending && decide.variables.decision === 'deny' ? 'Denying…' : 'Deny'}
           </ActionButton>
         </div>
-        {errorFocus.announcer}
       </form>
     </div>
   );

@@ -32,8 +32,8 @@ export function SignInPage({ focusHeading = false }: { focusHeading?: boolean })
             ))}
             {data.localSignIn ? (
               <p>
-                No identity provider is configured. Open the one-time sign-in link the server printed when it
-                started; for a new link, run <code>pnpm kairos login-link</code> where Kairos is installed.
+                No identity provider is configured. Open the one-time sign-in link the server printed when it started;
+                for a new link, run <code>pnpm kairos login-link</code> where Kairos is installed.
               </p>
             ) : null}
           </>
