@@ -1,6 +1,6 @@
 /**
  * What the browser tests read of a page the way keyboard and screen-reader users meet it: axe-core's
- * WCAG 2.0/2.1/2.2 A and AA rules (the npm package's axe.min.js, added to the page from node_modules:
+ * WCAG 2.0/2.1/2.2 A and AA rules (the axe-core package's minified script, added to the page from node_modules:
  * no network), the focused element, a control's accessible description, and console errors.
  */
 import { createRequire } from 'node:module';

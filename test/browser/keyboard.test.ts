@@ -307,9 +307,8 @@ describe("errors in the field's own units and words (item 6)", () => {
     const url = form.getByLabel('URL', { exact: true });
     await waitFor(async () => (await url.getAttribute('aria-invalid')) === 'true', WAIT_MS, 'the URL error');
     expect(await description(url)).toMatch(/http:\/\/ or https:\/\//);
-    // Said once, at the field: no second "url: …" line under the form (the live region announcing it aside).
-    const shown = form.getByText(/http:\/\/ or https:\/\//).and(form.locator(':not([aria-live])'));
-    expect(await shown.count()).toBe(1);
+    // Said once, at the field: no second "url: …" line under the form.
+    expect(await form.getByText(/http:\/\/ or https:\/\//).count()).toBe(1);
     expect(await form.getByText(/^url:/).count()).toBe(0);
   });
 

@@ -9,7 +9,7 @@
  * Changes of the query string or the #hash (a filter, a range, a settings section) are not
  * navigations here: focus stays where the person put it.
  */
-import { createContext, useContext, useEffect, useLayoutEffect, useRef, type ReactNode, type RefObject } from 'react';
+import { createContext, useContext, useEffect, useLayoutEffect, useMemo, useRef, type ReactNode } from 'react';
 import { useLocation } from 'react-router';
 
 const SITE = 'Kairos';
@@ -26,8 +26,11 @@ export function usePageTitle(...parts: (string | null | undefined)[]): void {
   }, [title]);
 }
 
-/** The path whose heading should take focus when it renders (null: none). */
-const PendingFocus = createContext<RefObject<string | null> | null>(null);
+/** Whether the heading of `pathname` should take focus now: true once per navigation. */
+interface PendingFocus {
+  take(pathname: string): boolean;
+}
+const PendingFocusContext = createContext<PendingFocus | null>(null);
 
 export function NavigationFocus({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
@@ -46,7 +49,17 @@ export function NavigationFocus({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (pending.current === pathname) document.getElementById('main')?.focus({ preventScroll: true });
   }, [pathname]);
-  return <PendingFocus.Provider value={pending}>{children}</PendingFocus.Provider>;
+  const focus = useMemo<PendingFocus>(
+    () => ({
+      take(path) {
+        if (pending.current !== path) return false;
+        pending.current = null;
+        return true;
+      },
+    }),
+    [],
+  );
+  return <PendingFocusContext.Provider value={focus}>{children}</PendingFocusContext.Provider>;
 }
 
 /**
@@ -63,13 +76,11 @@ export function PageHeading({
   className?: string;
 }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  const pending = useContext(PendingFocus);
+  const pending = useContext(PendingFocusContext);
   const { pathname } = useLocation();
   useEffect(() => {
-    const isNavigation = pending !== null && pending.current === pathname;
-    if (!isNavigation && !focusOnMount) return;
-    if (pending) pending.current = null;
-    ref.current?.focus();
+    const isNavigation = pending?.take(pathname) ?? false;
+    if (isNavigation || focusOnMount) ref.current?.focus();
   }, [pending, pathname, focusOnMount]);
   return (
     <h1 ref={ref} tabIndex={-1} className={className}>
