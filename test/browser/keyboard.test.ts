@@ -125,6 +125,29 @@ describe('navigation (item 1)', () => {
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     expect(await page.title()).toBe('Page not found · Kairos');
   });
+
+  it('Tab walks the frame in reading order, and the skip link jumps to the page', async () => {
+    const { page } = h;
+    await page.goto(h.url('/jobs'));
+    await page.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor();
+    const stops: string[] = [];
+    for (let step = 0; step < 7; step += 1) {
+      await page.keyboard.press('Tab');
+      stops.push((await focused(page)).name);
+    }
+    expect(stops).toEqual(['Skip to content', 'Kairos', 'Dashboard', 'Jobs', 'Settings', 'Sign out', 'New job']);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect((await focused(page)).name).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await focused(page)).tag === 'main', WAIT_MS, 'focus on the page');
+    await page.keyboard.press('Tab');
+    expect((await focused(page)).name).toBe('New job');
+  });
 });
 
 describe('in-page actions (item 2)', () => {
