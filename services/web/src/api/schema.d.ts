@@ -511,6 +511,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the caller is signed in (signed out is an answer, not a 401)
+         * @description What the web UI asks on every page load: signed out answers 200 { signedIn: false, session: null }, so a signed-out visit logs no failed request; signed in, session is what GET /api/auth/session answers. A credential that is wrong is still refused (401), as on every route.
+         */
+        get: operations["getSignInStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/session": {
         parameters: {
             query?: never;
@@ -1598,6 +1618,11 @@ export interface components {
             }[];
             /** @description No provider is configured: sign in with the one-time link the server printed at start */
             localSignIn: boolean;
+        };
+        SignInStatus: {
+            signedIn: boolean;
+            /** @description The caller, as GET /api/auth/session answers; null when signed out */
+            session: components["schemas"]["CurrentSession"] | null;
         };
         CurrentSession: {
             user: {
@@ -3985,6 +4010,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignInProviders"];
+                };
+            };
+        };
+    };
+    getSignInStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInStatus"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
