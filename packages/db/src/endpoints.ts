@@ -25,6 +25,8 @@ function configData(config: EndpointConfig) {
     maxResponseSizeKb: config.maxResponseSizeKb,
     retry: jsonOrNull(config.retry),
     propagateTrace: config.propagateTrace,
+    successWhen: jsonOrNull(config.successWhen),
+    rules: jsonOrNull(config.rules),
     headers: jsonOrNull(config.headers),
     body: jsonOrNull(config.body),
   };
@@ -48,6 +50,8 @@ export function endpointConfig(endpoint: Endpoint): EndpointConfig {
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     retry: (endpoint.retry as EndpointConfig['retry']) ?? null,
     propagateTrace: endpoint.propagateTrace,
+    successWhen: (endpoint.successWhen as EndpointConfig['successWhen']) ?? null,
+    rules: (endpoint.rules as EndpointConfig['rules']) ?? null,
     headers: (endpoint.headers as Record<string, string> | null) ?? null,
     body: (endpoint.body as EndpointConfig['body']) ?? null,
   };

@@ -21,7 +21,7 @@
  */
 import { toStorableText } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
+import { chainRuns, recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
 import {
   BatchScript,
   traceContextOf,
@@ -75,6 +75,8 @@ export interface RunRecorderDeps {
   plannerPresence: PlannerPresence;
   /** Failing / recovered / auto-paused state changes and their notifications (issue #16); never rejects. */
   notificationEvents?: NotificationEvents;
+  /** Tells the scheduler to recompute endpoints a response rule asked to run (runEndpoint). */
+  replan?: (endpointIds: string[]) => Promise<void>;
 }
 
 /**
@@ -184,6 +186,8 @@ export class RunRecorder {
         status: run.status,
         source: run.source,
         scheduleVersion,
+        // A response rule asked for an analysis now (the planner still applies its spacing and budget).
+        ...(run.ruleOutcome?.analyse ? { analyse: true } : {}),
         ...traceContextOf(traceparent),
       } satisfies RunCompletedPayload,
     }));
@@ -199,8 +203,21 @@ export class RunRecorder {
       // Only endpoints that failed or are marked failing can change state: a batch of successes on
       // healthy endpoints costs no transition statement (0.5–1 PostgreSQL statement per run at 500/s).
       this.deps.notificationEvents?.afterRecorded(transitionCandidates),
+      this.startChainRuns(items.filter(({ run }) => recorded.has(run.id)).map(({ run }) => run)),
     ]);
     return items.map(({ run }) => recorded.has(run.id));
+  }
+
+  /**
+   * Runs the endpoints the batch's runEndpoint rules name (one statement, only when a run asks:
+   * chainRuns), then has the scheduler plan them. Runs recorded by an earlier delivery asked already.
+   * A failure here loses no run: the rows the statement changed are schedule-dirty (the reconcile
+   * sweep plans them), and one that did not commit is a chain run not made, logged by the caller.
+   */
+  private async startChainRuns(runs: RunOutcome[]): Promise<void> {
+    if (!runs.some((run) => (run.ruleOutcome?.runEndpoints.length ?? 0) > 0)) return;
+    const asked = await chainRuns(this.deps.db, runs);
+    if (asked.length > 0) await this.deps.replan?.(asked);
   }
 }
 
