@@ -1,4 +1,4 @@
-import { AppError, newId, notFound, type EndpointConfig } from '@kairos/core';
+import { AppError, newId, notFound, type EndpointConfig, type ResponseRule } from '@kairos/core';
 import type { Database } from './client.js';
 import type { Endpoint, Job } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
@@ -110,30 +110,54 @@ export async function listEndpoints(
   return { endpoints, total };
 }
 
+/**
+ * The job's endpoints that are not archived, with their response rules: what a rule's runEndpoint may
+ * name and the chains it may join (core's checkResponseRules).
+ */
+export async function listJobRules(
+  db: Database,
+  accountId: string,
+  jobId: string,
+): Promise<{ id: string; rules: ResponseRule[] | null }[]> {
+  const endpoints = await db.prisma.endpoint.findMany({
+    where: { accountId, jobId, archivedAt: null },
+    select: { id: true, rules: true },
+  });
+  return endpoints.map((endpoint) => ({ id: endpoint.id, rules: (endpoint.rules as ResponseRule[] | null) ?? null }));
+}
+
+const CLEARED_INTERVAL_HINT = {
+  hintIntervalMs: null,
+  hintIntervalExpiresAt: null,
+  hintIntervalReason: null,
+  hintIntervalOrigin: null,
+  hintIntervalSetAt: null,
+} as const;
+
+/**
+ * Stores a new configuration. `clearIntervalHint`: any interval hint goes (the endpoint is on cron
+ * now); `clearRuleIntervalHint`: an interval hint a response rule set goes (the rules were replaced:
+ * the next run's rules decide again).
+ */
 export async function updateEndpoint(
   db: Database,
   accountId: string,
   endpointId: string,
   config: EndpointConfig,
-  options: { clearIntervalHint: boolean },
+  options: { clearIntervalHint: boolean; clearRuleIntervalHint?: boolean },
 ): Promise<EndpointWithJob> {
   const { count } = await db.prisma.endpoint.updateMany({
     where: { id: endpointId, accountId, archivedAt: null },
-    data: {
-      ...configData(config),
-      ...(options.clearIntervalHint
-        ? {
-            hintIntervalMs: null,
-            hintIntervalExpiresAt: null,
-            hintIntervalReason: null,
-            hintIntervalOrigin: null,
-            hintIntervalSetAt: null,
-          }
-        : {}),
-    },
+    data: { ...configData(config), ...(options.clearIntervalHint ? CLEARED_INTERVAL_HINT : {}) },
   });
   if (count === 0) {
     await assertEditable(db, accountId, endpointId);
+  }
+  if (options.clearRuleIntervalHint) {
+    await db.prisma.endpoint.updateMany({
+      where: { id: endpointId, accountId, hintIntervalOrigin: 'rule' },
+      data: CLEARED_INTERVAL_HINT,
+    });
   }
   return getEndpoint(db, accountId, endpointId);
 }

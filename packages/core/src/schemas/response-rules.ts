@@ -53,8 +53,9 @@ export const responseCondition = z
         'contains (substring, or an array element), matches (RE2 regular expression). A missing value makes every ' +
         'operator but missing false',
     }),
+    // Any JSON (the request body is JSON); unknown rather than z.json() keeps the generated client's type plain.
     value: z
-      .json()
+      .unknown()
       .optional()
       .meta({
         description:
