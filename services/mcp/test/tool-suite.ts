@@ -209,14 +209,14 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   expect(health).toMatchObject({ endpointId: endpoint.id, sinceHours: 1, failureCount: 0, failureStreak: 0 });
   expect(health.totalRuns).toBeGreaterThanOrEqual(1);
 
-  // Response rules: tried with backtestEndpoint (test runs are not replayed), set with updateEndpoint; a
-  // Test now run records the rules it matches.
+  // Response rules: tried with backtestEndpoint (the target answers ok: true, so no status changes), set
+  // with updateEndpoint; a Test now run records the rules it matches.
   const rules = [
     { name: 'queue long', when: { all: [{ path: '$.queue', op: 'gt', value: 2 }] }, then: { analyse: true } },
   ];
   const successWhen = { all: [{ path: '$.ok', op: 'eq', value: true }] };
   expect(await call('backtestEndpoint', { id: endpoint.id, rules, successWhen })).toMatchObject({
-    runsReplayed: 0,
+    runsReplayed: expect.any(Number),
     statusChanges: [],
   });
   expect(await call('updateEndpoint', { id: endpoint.id, rules, successWhen })).toMatchObject({ rules, successWhen });
@@ -227,7 +227,7 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
       id: endpoint.id,
       rules: [{ ...rules[0], when: { all: [{ path: 'queue', op: 'gt', value: 2 }] } }],
     }),
-  ).toMatch(/^VALIDATION_ERROR: rules\[0\]\.when\.all\[0\]\.path: /);
+  ).toMatch(/must start with \$.* at rules\[0\]\.when\.all\[0\]\.path$/);
   await call('updateEndpoint', { id: endpoint.id, rules: null, successWhen: null });
 
   // Scheduling control.
