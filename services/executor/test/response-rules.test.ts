@@ -6,7 +6,7 @@
  * a runEndpoint rule chains B after each success of A; a pathological pattern does not hold up the
  * other endpoints; the backtest of recorded runs says what the live rules then do.
  */
-import { compileBoundedRegex, compileResponseRules, applyRules } from '@kairos/core';
+import { applyRules, compileBoundedRegex, compileResponseRules, type ResponseRule } from '@kairos/core';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
@@ -28,7 +28,9 @@ beforeAll(async () => {
     const path = req.url ?? '/';
     const body = bodies.get(path) ?? {};
     seen.set(String(req.headers['x-service-run-id']), body);
-    res.writeHead(statuses.get(path) ?? 200, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' });
+    res.writeHead(statuses.get(path) ?? 200, {
+      'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
+    });
     res.end(typeof body === 'string' ? body : JSON.stringify(body));
   });
 });
@@ -116,15 +118,23 @@ describe('successWhen', () => {
     const endpoint = await createEndpoint(jobId, '/tested', {
       baselineIntervalMs: 3_600_000,
       successWhen: { all: [{ path: '$.ok', op: 'eq', value: true }] },
-      rules: [{ name: 'busy', when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] }, then: { pauseMs: 600_000 } }],
+      rules: [
+        { name: 'busy', when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] }, then: { pauseMs: 600_000 } },
+      ],
     });
     await runCount(endpoint.id, 1, 10_000);
     await api.post(`/api/endpoints/${endpoint.id}/pause`, { pausedUntil: null });
     const tested = await api.post(`/api/endpoints/${endpoint.id}/test`);
-    expect(tested.body).toMatchObject({ status: 'failed', errorMessage: expect.stringMatching(/^successWhen\.all\[0\]/) });
+    expect(tested.body).toMatchObject({
+      status: 'failed',
+      errorMessage: expect.stringMatching(/^successWhen\.all\[0\]/),
+    });
     const run = (await api.get(`/api/runs/${tested.body.runId}`)).body;
     expect(run).toMatchObject({ source: 'test', errorKind: 'assertion_failed', rulesMatched: ['busy'] });
-    expect((await api.get(`/api/endpoints/${endpoint.id}`)).body).toMatchObject({ status: 'active', pausedUntil: null });
+    expect((await api.get(`/api/endpoints/${endpoint.id}`)).body).toMatchObject({
+      status: 'active',
+      pausedUntil: null,
+    });
   }, 20_000);
 });
 
@@ -135,7 +145,11 @@ describe('rules', () => {
     const endpoint = await createEndpoint(jobId, '/backlog', {
       baselineIntervalMs: 3000,
       rules: [
-        { name: 'backlog high', when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] }, then: { intervalMs: 1000 } },
+        {
+          name: 'backlog high',
+          when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] },
+          then: { intervalMs: 1000 },
+        },
       ],
     });
     await runCount(endpoint.id, 1, 10_000);
@@ -253,18 +267,23 @@ describe('rules', () => {
 
 describe('a pathological pattern', () => {
   it('does not hold up the executor: another endpoint keeps its times while it is matched against a megabyte', async () => {
-    // The largest program allowed, over a text where RE2's automaton cannot skip ahead.
+    // Near the largest program allowed, over random "a"/"b" whose only "c" (the pattern's last
+    // literal) ends the part a test reads: RE2 can neither skip ahead to it nor stop early.
     const pattern = '(?s)(?:.{1,4}a.{1,4}b){10}c';
     const compiled = compileBoundedRegex(pattern);
     if (!compiled.ok) throw new Error(compiled.message);
     expect(compiled.regex.re.programSize()).toBeGreaterThan(150);
     let seed = 7;
-    const text = Array.from({ length: 1 << 20 }, () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 1 ? 'a' : 'b')).join('');
+    const chars = Array.from({ length: 1 << 20 }, (): string =>
+      (seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 1 ? 'a' : 'b',
+    );
+    chars[compiled.regex.maxChars - 1] = 'c';
+    const text = chars.join('');
     bodies.set('/huge', text);
     bodies.set('/steady', { ok: true });
-    const matches = { path: '$', op: 'matches', value: pattern };
+    const matches = { path: '$', op: 'matches', value: pattern } as const;
     // Four tests a run, the most an endpoint may have (no successWhen: a failure would back off).
-    const rules = [
+    const rules: ResponseRule[] = [
       { name: 'one', when: { all: [matches] }, then: { analyse: true } },
       { name: 'two', when: { any: [matches, matches] }, then: { analyse: true } },
       { name: 'three', when: { all: [matches] }, then: { analyse: true } },
@@ -272,7 +291,11 @@ describe('a pathological pattern', () => {
     // The evaluation itself, as the executor runs it.
     const rulesCompiled = compileResponseRules({ successWhen: null, rules, minIntervalMs: null, maxIntervalMs: null });
     const started = performance.now();
-    applyRules(rulesCompiled, { statusCode: 200, durationMs: 5, responseBody: text, responseFormat: 'text', status: 'success' }, new Date());
+    applyRules(
+      rulesCompiled,
+      { statusCode: 200, durationMs: 5, responseBody: text, responseFormat: 'text', status: 'success' },
+      new Date(),
+    );
     const evaluationMs = performance.now() - started;
     expect(evaluationMs).toBeLessThan(500);
 
@@ -304,7 +327,11 @@ describe('backtest', () => {
     ];
     const successWhen = { all: [{ path: '$.ok', op: 'eq', value: true }] };
     const rules = [
-      { name: 'backlog high', when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] }, then: { intervalMs: 1000 } },
+      {
+        name: 'backlog high',
+        when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] },
+        then: { intervalMs: 1000 },
+      },
       { name: 'drained', when: { all: [{ path: '$.backlog', op: 'lt', value: 20 }] }, then: { analyse: true } },
     ];
     const served = new Map<string, number>();
@@ -322,7 +349,9 @@ describe('backtest', () => {
       // Recorded without rules: every run a success at the 2 s baseline.
       const recorded = await createEndpoint(jobId, '/recorded', { baselineIntervalMs: 2000 });
       await runCount(recorded.id, sequence.length, 20_000);
-      await api.post(`/api/endpoints/${recorded.id}/pause`, { pausedUntil: new Date(Date.now() + 3_600_000).toISOString() });
+      await api.post(`/api/endpoints/${recorded.id}/pause`, {
+        pausedUntil: new Date(Date.now() + 3_600_000).toISOString(),
+      });
       const report = (await api.post(`/api/endpoints/${recorded.id}/backtest`, { successWhen, rules, limit: 6 })).body;
 
       // The same responses, live, with the rules set.
@@ -330,7 +359,9 @@ describe('backtest', () => {
       const liveRuns = (await runCount(live.id, sequence.length, 25_000)).slice(0, sequence.length);
       expect(report.runsReplayed).toBe(sequence.length);
       expect(report.runs.map((run: { status: string }) => run.status)).toEqual(liveRuns.map((run) => run.status));
-      expect(report.runs.map((run: { errorKind: string | null }) => run.errorKind)).toEqual(liveRuns.map((run) => run.errorKind));
+      expect(report.runs.map((run: { errorKind: string | null }) => run.errorKind)).toEqual(
+        liveRuns.map((run) => run.errorKind),
+      );
       expect(report.runs.map((run: { errorMessage: string | null }) => run.errorMessage)).toEqual(
         liveRuns.map((run) => run.errorMessage),
       );

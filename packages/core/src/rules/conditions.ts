@@ -1,7 +1,9 @@
 /**
  * One condition of a response rule: a path (path.ts), an operator and, for most operators, a value.
  * The operators, over the value the path names in the run's response:
- *   eq, ne            equal / not equal as JSON values (1 and 1.0 are equal; "1" and 1 are not)
+ *   eq, ne            equal / not equal as JSON values (1 and 1.0 are equal; "1" and 1 are not); dequal/lite,
+ *                     as fast as a hand-written comparison (0.09–0.13 against 0.09–0.20 µs for a small
+ *                     object, bench/rule-evaluation.ts)
  *   gt, gte, lt, lte  numbers by value, strings by code unit (ISO 8601 times compare as times);
  *                     a number against a string is false
  *   exists, missing   the path names a value (JSON null counts) / it does not; no `value`
@@ -10,6 +12,7 @@
  * A missing value makes every operator but `missing` false (`ne` too): a condition never holds
  * because a field is absent unless it says so.
  */
+import { dequal } from 'dequal/lite';
 import { toStorableText } from '../storable.js';
 import { MISSING, resolvePath, type CompiledPath, type ResponseSubject } from './path.js';
 import { testBoundedRegex, type BoundedRegex } from './regex.js';
@@ -54,9 +57,9 @@ function holds(condition: CompiledCondition, seen: unknown): boolean {
     case 'exists':
       return true;
     case 'eq':
-      return jsonEqual(seen, condition.value);
+      return dequal(seen, condition.value);
     case 'ne':
-      return !jsonEqual(seen, condition.value);
+      return !dequal(seen, condition.value);
     case 'gt':
       return compare(seen, condition.value) > 0;
     case 'gte':
@@ -67,7 +70,7 @@ function holds(condition: CompiledCondition, seen: unknown): boolean {
       return compare(seen, condition.value) <= 0;
     case 'contains':
       if (typeof seen === 'string') return typeof condition.value === 'string' && seen.includes(condition.value);
-      return Array.isArray(seen) && seen.some((element) => jsonEqual(element, condition.value));
+      return Array.isArray(seen) && seen.some((element) => dequal(element, condition.value));
     case 'matches':
       return typeof seen === 'string' && condition.regex !== null && testBoundedRegex(condition.regex, seen);
   }
@@ -78,28 +81,6 @@ function compare(seen: unknown, value: number | string): number {
   if (typeof seen === 'number' && typeof value === 'number') return seen - value;
   if (typeof seen === 'string' && typeof value === 'string') return seen < value ? -1 : seen > value ? 1 : 0;
   return Number.NaN;
-}
-
-/**
- * Equality of two JSON values (a parsed body holds nothing else). Hand-written, as dequal 2.0 gave
- * the same figures on JSON values (bench/rule-evaluation.ts) and this needs no class or Date cases.
- */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i += 1) if (!jsonEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const aKeys = Object.keys(a);
-  if (aKeys.length !== Object.keys(b).length) return false;
-  for (const key of aKeys) {
-    if (!Object.hasOwn(b, key)) return false;
-    if (!jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-  }
-  return true;
 }
 
 /** The condition in words as written: `$.backlog gt 100`, `$.ok exists`. */

@@ -7,7 +7,7 @@ export type {
   BacktestSegment,
   RecordedRun,
 } from './backtest.js';
-export { CONDITION_OPS, describeCondition, describeSeen, evaluateCondition, jsonEqual } from './conditions.js';
+export { CONDITION_OPS, describeCondition, describeSeen, evaluateCondition } from './conditions.js';
 export type { CompiledCondition, ConditionOp, ConditionResult } from './conditions.js';
 export { describeRuleState, formatIntervalMs } from './describe.js';
 export {

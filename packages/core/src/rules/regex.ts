@@ -1,20 +1,20 @@
 /**
  * The `matches` operator's regular expressions: RE2 syntax, run by re2js (a pure JavaScript port of
- * RE2), whose matching time is linear in the text: it never backtracks, so `(a+)+$` against a
- * million "a"s and a "b" ends in tens of milliseconds, where JavaScript's RegExp would not end.
- * Linear is not free: the cost is the compiled program's size times the characters read, ≈ 10–100 ns
- * per instruction-character here through re2js's NFA (a 963-instruction program over 64 KiB of
- * random "a"/"b" took 0.9–2.3 s). re2js's DFA is faster once warm but its first tests of an
- * adversarial pattern took 100–320 ms for 2,400–6,000 characters (its state cache), so tests go
- * through the NFA (`matcher().find()`), whose cost is predictable, and both factors are bounded:
+ * RE2), whose matching time is linear in the text: it never backtracks, so `(a+)+b` against a
+ * million "a"s ends at once, where JavaScript's RegExp would run for ages (test: evaluate.test.ts).
+ * Linear is not free: the cost grows with the compiled program's size times the characters read
+ * (Node 24 here: a 963-instruction program over 64 KiB of random "a"/"b" ending in its match took
+ * 25–36 ms through re2js's NFA; its DFA is faster once warm but slower on a pattern's first texts,
+ * as its state cache fills). Tests go through the NFA (`matcher().find()`), and both factors are bounded:
  *  - a pattern has at most 200 characters and compiles to at most 200 instructions (refused when
  *    saved, naming the field; typical patterns such as `^(ok|done)$` are 10–30);
  *  - one test reads at most MATCH_BUDGET / program size characters of its text: a 10-instruction
  *    pattern the first 20,000 characters, the largest program the first 1,000; the rest is not
  *    looked at, and `$` matches at the end of the part read (`contains` has no such bound, for a
- *    plain substring of a long text);
+ *    plain substring of a long text). At these bounds one adversarial test took 0.3–14 ms (a
+ *    pattern's first test the slowest; bench figures in docs/benchmarks.md);
  *  - an endpoint has at most 4 `matches` conditions (successWhen and rules together), so the worst
- *    run spends about 4 × 20 ms in them (test: services/executor/test/response-rules.test.ts).
+ *    run spends tens of milliseconds in them (test: services/executor/test/response-rules.test.ts).
  * Backreferences and lookaround do not exist in RE2: such a pattern is refused when saved.
  */
 import { RE2JS } from 're2js';
@@ -22,7 +22,7 @@ import { RE2JS } from 're2js';
 export const REGEX_LIMITS = {
   patternMaxLength: 200,
   programMaxInstructions: 200,
-  /** Instructions × characters one test may spend (≈ 10–100 ns each through re2js's NFA here). */
+  /** Instructions × characters one test may read (see above: a test at the bound took 0.3–14 ms). */
   matchBudget: 200_000,
   matchesPerEndpoint: 4,
 } as const;
