@@ -88,7 +88,7 @@ describe('successWhen', () => {
       autoPauseAfterFailures: 3,
       successWhen: { status: ['2xx'], all: [{ path: '$.ok', op: 'eq', value: true }] },
     });
-    // The same response without successWhen is a success, as the spec's table says of any 200.
+    // The same response without successWhen is a success, as any 200 is.
     const plain = await createEndpoint(jobId, '/not-ok', { baselineIntervalMs: 60_000 });
 
     const runs = await runCount(asserted.id, 3, 20_000);

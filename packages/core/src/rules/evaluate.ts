@@ -68,7 +68,7 @@ export interface ResponseRulesConfig {
   maxIntervalMs: number | null;
 }
 
-/** 2xx and 3xx: the spec's success. */
+/** 2xx and 3xx succeed, as without successWhen. */
 const DEFAULT_SUCCESS: StatusTest = (code) => code >= 200 && code < 400;
 
 function compileStatus(list: (number | string)[] | undefined): StatusTest | null {

@@ -282,7 +282,7 @@ export interface EndpointConfig {
   retry: RetrySettings | null;
   /** Trace context to the target while tracing is on (README "Tracing"); false: never. */
   propagateTrace: boolean;
-  /** null: HTTP 2xx/3xx succeed (the spec); else decided from the response (response-rules.ts). */
+  /** null: HTTP 2xx/3xx succeed; else decided from the response (response-rules.ts). */
   successWhen: SuccessWhen | null;
   /** null: no response rules. */
   rules: ResponseRule[] | null;
