@@ -106,9 +106,11 @@ async function callPlannedRun(
   try {
     phase('wait');
     const rules = deps.responseRules.of(target.responseRules);
-    const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, async () =>
-      judgeCall(rules, await callEndpoint(deps, target, runId, scheduledAt)),
-    );
+    // Without successWhen the call is passed as it is: no extra promise per call.
+    const call = rules?.successWhen
+      ? async () => judgeCall(rules, await callEndpoint(deps, target, runId, scheduledAt))
+      : () => callEndpoint(deps, target, runId, scheduledAt);
+    const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, call);
     phase('call');
     const run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
     return withRuleOutcome(rules, run, true);

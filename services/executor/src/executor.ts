@@ -221,6 +221,10 @@ export class Executor {
           plannerPresence,
           notificationEvents,
           replan: (endpointIds) => this.scheduleChanges.notify(endpointIds, 'rule-run-endpoint'),
+          onChainError: (error) =>
+            options.logger.warn('skip: a rule run of another endpoint not started', {
+              error: error.message,
+            }),
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
         signingKeys,

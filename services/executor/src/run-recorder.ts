@@ -77,6 +77,8 @@ export interface RunRecorderDeps {
   notificationEvents?: NotificationEvents;
   /** Tells the scheduler to recompute endpoints a response rule asked to run (runEndpoint). */
   replan?: (endpointIds: string[]) => Promise<void>;
+  /** Hears a runEndpoint request that could not be written (its runs are recorded all the same). */
+  onChainError?: (error: Error) => void;
 }
 
 /**
@@ -203,7 +205,7 @@ export class RunRecorder {
       // Only endpoints that failed or are marked failing can change state: a batch of successes on
       // healthy endpoints costs no transition statement (0.5–1 PostgreSQL statement per run at 500/s).
       this.deps.notificationEvents?.afterRecorded(transitionCandidates),
-      this.startChainRuns(items.filter(({ run }) => recorded.has(run.id)).map(({ run }) => run)),
+      this.startChainRuns(items, recorded),
     ]);
     return items.map(({ run }) => recorded.has(run.id));
   }
@@ -211,13 +213,21 @@ export class RunRecorder {
   /**
    * Runs the endpoints the batch's runEndpoint rules name (one statement, only when a run asks:
    * chainRuns), then has the scheduler plan them. Runs recorded by an earlier delivery asked already.
-   * A failure here loses no run: the rows the statement changed are schedule-dirty (the reconcile
-   * sweep plans them), and one that did not commit is a chain run not made, logged by the caller.
+   * Never rejects: the batch's runs are committed whatever happens here. A statement that committed
+   * left its rows schedule-dirty (the reconcile sweep plans them if the publish is lost); one that
+   * failed is a chain run not made, reported to onChainError.
    */
-  private async startChainRuns(runs: RunOutcome[]): Promise<void> {
-    if (!runs.some((run) => (run.ruleOutcome?.runEndpoints.length ?? 0) > 0)) return;
-    const asked = await chainRuns(this.deps.db, runs);
-    if (asked.length > 0) await this.deps.replan?.(asked);
+  private async startChainRuns(items: FinishedExecution[], recorded: Set<string>): Promise<void> {
+    const asking = items.flatMap(({ run }) =>
+      (run.ruleOutcome?.runEndpoints.length ?? 0) > 0 && recorded.has(run.id) ? [run] : [],
+    );
+    if (asking.length === 0) return;
+    try {
+      const asked = await chainRuns(this.deps.db, asking);
+      if (asked.length > 0) await this.deps.replan?.(asked);
+    } catch (error) {
+      this.deps.onChainError?.(error as Error);
+    }
   }
 }
 
