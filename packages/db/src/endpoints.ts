@@ -126,7 +126,8 @@ export async function listJobRules(
   return endpoints.map((endpoint) => ({ id: endpoint.id, rules: (endpoint.rules as ResponseRule[] | null) ?? null }));
 }
 
-const CLEARED_INTERVAL_HINT = {
+/** An endpoint's interval hint removed (a PATCH to cron, replaced rules, DELETE hints). */
+export const CLEARED_INTERVAL_HINT = {
   hintIntervalMs: null,
   hintIntervalExpiresAt: null,
   hintIntervalReason: null,
