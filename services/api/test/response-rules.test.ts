@@ -4,7 +4,7 @@
  * without changing anything. The executor's side: services/executor/test/response-rules.test.ts.
  */
 import { newId } from '@kairos/core';
-import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
+import { createApiHarness, type ApiClient, type ApiHarness, type ApiResponse } from '../../../test/api.js';
 
 let harness: ApiHarness;
 let api: ApiClient;
@@ -15,7 +15,10 @@ beforeAll(async () => {
   harness = await createApiHarness({ limits: 'tier' });
   const account = await harness.createAccount({ tier: 'enterprise' });
   accountId = account.accountId;
-  await harness.db.prisma.account.update({ where: { id: accountId }, data: { quotaOverrides: { minIntervalMs: 60_000 } } });
+  await harness.db.prisma.account.update({
+    where: { id: accountId },
+    data: { quotaOverrides: { minIntervalMs: 60_000 } },
+  });
   api = harness.client(account.apiKey);
 });
 afterAll(() => harness.close());
@@ -41,7 +44,7 @@ function post(jobId: string, fields: Record<string, unknown>) {
   });
 }
 
-function expectRefusal(response: { status: number; body: any }, field: string, message: RegExp) {
+function expectRefusal(response: ApiResponse, field: string, message: RegExp) {
   expect(response.status).toBe(400);
   expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
   expect(response.body.error.message).toMatch(message);
@@ -64,7 +67,11 @@ describe('create and PATCH', () => {
       rule({ name: 'b' }),
       rule({ name: 'c', when: { all: [{ path: 'backlog', op: 'gt', value: 1 }] } }),
     ];
-    expectRefusal(await post(jobId, { rules }), 'rules[2].when.all[0].path', /^rules\[2\]\.when\.all\[0\]\.path: must start with \$/);
+    expectRefusal(
+      await post(jobId, { rules }),
+      'rules[2].when.all[0].path',
+      /^rules\[2\]\.when\.all\[0\]\.path: must start with \$/,
+    );
     expectRefusal(
       await post(jobId, { rules: [rule({ when: { any: [{ path: '$.a', op: 'above', value: 1 }] } })] }),
       'rules[0].when.any[0].op',
@@ -158,7 +165,9 @@ describe('create and PATCH', () => {
     const shown = (await api.get(`/api/endpoints/${endpoint.id}`)).body;
     expect(shown.ruleState).toMatchObject({ rule: 'backlog high', intervalMs: 60_000 });
     expect(shown.ruleState.explanation).toMatch(/^runs every 1 min because rule 'backlog high' matched at /);
-    const patched = await api.patch(`/api/jobs/${jobId}/endpoints/${endpoint.id}`, { rules: [rule({ name: 'renamed' })] });
+    const patched = await api.patch(`/api/jobs/${jobId}/endpoints/${endpoint.id}`, {
+      rules: [rule({ name: 'renamed' })],
+    });
     expect(patched.body).toMatchObject({ ruleState: null, hints: { interval: null } });
     await hint('user');
     const kept = await api.patch(`/api/jobs/${jobId}/endpoints/${endpoint.id}`, { rules: null });
@@ -171,7 +180,11 @@ describe('POST /api/endpoints/{id}/backtest', () => {
     const jobId = await createJob();
     const endpoint = (await post(jobId, {})).body;
     const t0 = Date.parse('2026-11-30T10:00:00.000Z');
-    const bodies = [{ backlog: 50, ok: true }, { backlog: 150, ok: false }, { backlog: 20, ok: true }];
+    const bodies = [
+      { backlog: 50, ok: true },
+      { backlog: 150, ok: false },
+      { backlog: 20, ok: true },
+    ];
     for (const [i, body] of bodies.entries()) {
       const startedAt = new Date(t0 + i * 300_000);
       await harness.db.prisma.run.create({
@@ -227,8 +240,14 @@ describe('POST /api/endpoints/{id}/backtest', () => {
       replayed: { successCount: 2, failureCount: 1 },
       statusChanges: [{ recordedStatus: 'success', status: 'failed', errorKind: 'assertion_failed' }],
     });
-    expect(response.body.runs.map((run: { rulesMatched: string[] }) => run.rulesMatched)).toEqual([[], ['backlog high'], []]);
-    expect(response.body.schedule.map((part: { source: string; intervalMs: number }) => [part.source, part.intervalMs])).toEqual([
+    expect(response.body.runs.map((run: { rulesMatched: string[] }) => run.rulesMatched)).toEqual([
+      [],
+      ['backlog high'],
+      [],
+    ]);
+    expect(
+      response.body.schedule.map((part: { source: string; intervalMs: number }) => [part.source, part.intervalMs]),
+    ).toEqual([
       ['baseline', 300_000],
       ['rule', 60_000],
     ]);

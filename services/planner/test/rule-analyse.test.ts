@@ -45,7 +45,9 @@ it('starts an analysis with the first run that matches an analyse rule, inside t
       url: `${target.origin}/alarm`,
       method: 'GET',
       baselineIntervalMs: 1000,
-      rules: [{ name: 'alarm raised', when: { all: [{ path: '$.alarm', op: 'eq', value: true }] }, then: { analyse: true } }],
+      rules: [
+        { name: 'alarm raised', when: { all: [{ path: '$.alarm', op: 'eq', value: true }] }, then: { analyse: true } },
+      ],
     });
     expect(created.status).toBe(201);
     const endpointId = created.body.id as string;
