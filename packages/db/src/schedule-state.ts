@@ -63,6 +63,7 @@ const SELECT_FOR_UPDATE = `
          e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
          e."failureCount", ${timeOut('lastScheduledAt')}, ${timeOut('lastRunAt')}, ${timeOut('createdAt')}, ${timeOut('pausedUntil')},
          e."hintIntervalMs", ${timeOut('hintIntervalExpiresAt')}, ${timeOut('hintOneShotAt')}, ${timeOut('hintOneShotExpiresAt')},
+         e."hintIntervalOrigin", e."hintOneShotOrigin",
          e."jitterMs", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
     -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned

@@ -10,7 +10,7 @@
  */
 import { AppError, notFound } from '@kairos/core';
 import type { Database } from './client.js';
-import { getEndpoint, type EndpointWithJob } from './endpoints.js';
+import { CLEARED_INTERVAL_HINT, getEndpoint, type EndpointWithJob } from './endpoints.js';
 import { planChangedSchedule } from './schedule-state.js';
 import type { ChangeOrigin, Endpoint, Prisma } from './generated/prisma/client.js';
 
@@ -20,14 +20,6 @@ export type ScheduleChange =
   | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: ChangeOrigin }
   | { kind: 'clear-hints' }
   | { kind: 'reset-failures' };
-
-const CLEARED_INTERVAL_HINT = {
-  hintIntervalMs: null,
-  hintIntervalExpiresAt: null,
-  hintIntervalReason: null,
-  hintIntervalOrigin: null,
-  hintIntervalSetAt: null,
-} as const;
 
 const CLEARED_ONE_SHOT_HINT = {
   hintOneShotAt: null,

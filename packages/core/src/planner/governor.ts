@@ -14,7 +14,8 @@ import { isHintActive } from '../schedule/hints.js';
 import { checkIntervalHint, checkOneShotHint, checkPause, type HintTarget } from '../schemas/scheduling.js';
 import { PLANNER_LIMITS, type PlannerToolInput } from './tools.js';
 
-type Origin = 'user' | 'planner';
+/** rule: a response rule (packages/core/src/rules) set it; the planner treats its hints as its own (the latest decision wins) and never lifts its pause. */
+type Origin = 'user' | 'planner' | 'rule';
 
 /** The endpoint state the governor reads (a stored endpoint row satisfies it). */
 export interface GovernorTarget extends HintTarget {
@@ -152,7 +153,10 @@ export function governPause(
   if (current !== null && target.pauseOrigin !== 'planner') {
     return {
       kind: 'refuse',
-      summary: `the endpoint was paused by a user until ${iso(current)}; the planner never lifts or changes a user's pause`,
+      summary:
+        target.pauseOrigin === 'rule'
+          ? `the endpoint was paused by a response rule until ${iso(current)}; the planner never lifts or changes a rule's pause`
+          : `the endpoint was paused by a user until ${iso(current)}; the planner never lifts or changes a user's pause`,
     };
   }
   if (input.pausedUntil === null) {

@@ -545,3 +545,41 @@ describe('computeNextRun: invalid input', () => {
     expect(thrown).toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 });
+
+describe('computeNextRun: hints a response rule set (origin rule)', () => {
+  cases([
+    [
+      "a rule's interval hint: last run + its interval, source rule-interval",
+      {
+        ...ranAt('12:00', '12:00'),
+        hintIntervalMs: 10_000,
+        hintIntervalExpiresAt: t('12:00:20'),
+        hintIntervalOrigin: 'rule',
+      },
+      '12:00:01',
+      expected('12:00:10', 'rule-interval', 'interval-hint'),
+    ],
+    [
+      "a rule's one-shot (another endpoint's runEndpoint): at its time, source rule",
+      {
+        ...ranAt('12:00', '12:00'),
+        hintOneShotAt: t('12:00:30'),
+        hintOneShotExpiresAt: t('13:00'),
+        hintOneShotOrigin: 'rule',
+      },
+      '12:00:30',
+      expected('12:00:30', 'rule', 'one-shot'),
+    ],
+    [
+      'a planner hint keeps its source',
+      {
+        ...ranAt('12:00', '12:00'),
+        hintIntervalMs: 10_000,
+        hintIntervalExpiresAt: t('12:00:20'),
+        hintIntervalOrigin: 'planner',
+      },
+      '12:00:01',
+      expected('12:00:10', 'ai-interval', 'interval-hint'),
+    ],
+  ]);
+});

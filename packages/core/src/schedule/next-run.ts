@@ -35,7 +35,8 @@ import { backoffMultiplier } from './backoff.js';
 import { isHintActive } from './hints.js';
 import { nextCronSlot, nextIntervalSlot } from './slots.js';
 
-export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 'ai-oneshot';
+/** rule-interval / rule: the interval or one-shot hint was set by a response rule (origin rule). */
+export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 'ai-oneshot' | 'rule-interval' | 'rule';
 export type ScheduleRule = 'paused' | 'one-shot' | 'interval-hint' | 'cron' | 'interval';
 export type ClampKind = 'min' | 'max';
 
@@ -59,6 +60,9 @@ export interface ScheduleInput {
   hintIntervalExpiresAt: Date | null;
   hintOneShotAt: Date | null;
   hintOneShotExpiresAt: Date | null;
+  /** Who set each hint; only `rule` changes anything (the run's source). Absent: user or planner. */
+  hintIntervalOrigin?: string | null;
+  hintOneShotOrigin?: string | null;
 }
 
 export interface NextRunExplanation {
@@ -128,7 +132,9 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
   let hintExpired = oneShot.kind === 'expired';
   if (oneShot.kind === 'applicable') {
     const clamped = clampToWindow(oneShot.at, input, now);
-    if (clamped.at < oneShot.expiresAt) return buildRun(clamped, 'ai-oneshot', 'one-shot', 1, false);
+    if (clamped.at < oneShot.expiresAt) {
+      return buildRun(clamped, input.hintOneShotOrigin === 'rule' ? 'rule' : 'ai-oneshot', 'one-shot', 1, false);
+    }
     hintExpired = true; // the min clamp pushes it past its expiry
   }
 
@@ -152,7 +158,10 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
     if (expiresAt !== null && isHintActive(expiresAt, now)) {
       const slot = nextIntervalSlot(anchor, input.hintIntervalMs, input.lastRunAt, now);
       const clamped = clampToWindow(slot, input, now);
-      if (clamped.at < expiresAt) return buildRun(clamped, 'ai-interval', 'interval-hint', 1, hintExpired);
+      if (clamped.at < expiresAt) {
+        const source = input.hintIntervalOrigin === 'rule' ? 'rule-interval' : 'ai-interval';
+        return buildRun(clamped, source, 'interval-hint', 1, hintExpired);
+      }
       notBefore = expiresAt;
     }
     hintExpired = true;

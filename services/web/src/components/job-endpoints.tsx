@@ -16,6 +16,8 @@ const SOURCE_WORDS: Record<NonNullable<Endpoint['nextRunSource']>, string> = {
   'baseline-interval': 'baseline',
   'ai-interval': 'interval hint',
   'ai-oneshot': 'one-shot hint',
+  'rule-interval': 'response rule',
+  rule: 'response rule',
 };
 
 function statusTitle(endpoint: Endpoint): string | undefined {
