@@ -21,6 +21,8 @@ import { timestamp } from '../packages/core/src/schemas/common.js';
 import { calendarDate } from '../packages/core/src/schemas/runs.js';
 import { emailAddress } from '../packages/core/src/schemas/notifications.js';
 import { ISO_TIME } from '../packages/core/src/planner/tools.js';
+import { parsePath } from '../packages/core/src/rules/path.js';
+import { ruleAction } from '../packages/core/src/schemas/response-rules.js';
 import { parseCron } from '../packages/core/src/schedule/cron.js';
 import { isValidTimezone } from '../packages/core/src/schedule/zoned-time.js';
 import { verifySignature } from '../packages/core/src/signing/signature.js';
@@ -129,6 +131,23 @@ const PATTERNS: RequestPattern[] = [
       'packages/core/src/signing/signature.ts: /^sha256=([0-9a-f]{64})$/i',
     ],
     prefixes: ['sha256=', 'sha256=0'],
+  },
+  {
+    name: 'response rule paths ($.a["b"][0])',
+    run: parsePath,
+    covers: [
+      'packages/core/src/rules/path.ts: /^[^.[\\]"\'\\s]+/',
+      'packages/core/src/rules/path.ts: /^\\[(-?\\d{1,9})\\]/',
+      'packages/core/src/rules/path.ts: /^\\["((?:[^"\\\\]|\\\\.)*)"\\]/',
+      "packages/core/src/rules/path.ts: /^\\['([^']*)'\\]/",
+    ],
+    prefixes: ['$.', '$["', "$['", '$[', '$.a["\\'],
+  },
+  {
+    name: "a response rule's endpoint id (z.uuid)",
+    run: (input) => ruleAction.safeParse({ runEndpoint: input }),
+    covers: ['packages/core/src/schemas/response-rules.ts: z.uuid'],
+    prefixes: ['00000000-0000-', '0-'],
   },
   {
     name: "the model's times (planner tools)",
