@@ -14,6 +14,7 @@ import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
 import { AccountLimits, UNLIMITED } from '../services/api/src/quotas.js';
 import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { loadApiConfig } from '../services/api/src/config.js';
+import { startApi, type RunningApi } from '../services/api/src/server.js';
 import { createLogger, type Logger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
 import { createTestNow } from '../services/api/src/test-now.js';
@@ -183,6 +184,24 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
       await database.drop();
     },
   };
+}
+
+/**
+ * The harness's database and queue prefix served by startApi itself (the api process's own HTTP
+ * server, not supertest's) on 127.0.0.1 and a free port; `env` adds api settings. Close it before the harness.
+ */
+export async function startHarnessApi(harness: ApiHarness, env: Record<string, string> = {}): Promise<RunningApi> {
+  const logger = createLogger('api-test', 'error');
+  logger.silent = true;
+  const config = loadApiConfig({
+    DATABASE_URL: harness.database.url,
+    REDIS_URL,
+    KAIROS_QUEUE_PREFIX: harness.queuePrefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...env,
+  } as NodeJS.ProcessEnv);
+  return startApi(config, logger, harness.masterKey);
 }
 
 /** A valid endpoint input; override what a test is about. */

@@ -5,12 +5,9 @@
  * API's error shape (the real server of startApi, on a real port).
  */
 import { request as httpRequest } from 'node:http';
-import { createLogger } from '@kairos/runtime';
 import { LIMITS } from '@kairos/core';
-import { createApiHarness, type ApiHarness } from '../../../test/api.js';
-import { REDIS_URL } from '../../../test/env.mjs';
-import { loadApiConfig } from '../src/config.js';
-import { startApi, type RunningApi } from '../src/server.js';
+import { createApiHarness, startHarnessApi, type ApiHarness } from '../../../test/api.js';
+import type { RunningApi } from '../src/server.js';
 
 let harness: ApiHarness;
 
@@ -57,17 +54,7 @@ describe('the header size bound', () => {
   let api: RunningApi;
 
   beforeAll(async () => {
-    const logger = createLogger('api-test', 'error');
-    logger.silent = true;
-    const config = loadApiConfig({
-      DATABASE_URL: harness.database.url,
-      REDIS_URL,
-      KAIROS_QUEUE_PREFIX: harness.queuePrefix,
-      KAIROS_WEB_DIR: '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-    } as NodeJS.ProcessEnv);
-    api = await startApi(config, logger, harness.masterKey);
+    api = await startHarnessApi(harness, { KAIROS_WEB_DIR: '' });
   });
   afterAll(() => api.close());
 
