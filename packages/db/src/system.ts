@@ -17,6 +17,7 @@ export {
 } from './account-admin.js';
 export { findApiKeyBySecret, revokeApiKeyAsOperator, touchApiKey } from './api-keys.js';
 export {
+  countPendingDeviceCodes,
   createDeviceCode,
   decideDeviceCode,
   deleteExpiredDeviceCodes,

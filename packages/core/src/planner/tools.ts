@@ -54,7 +54,7 @@ const reason = z
   .max(SCHEDULING_LIMITS.reasonMaxLength, `must be at most ${SCHEDULING_LIMITS.reasonMaxLength} characters`)
   .describe('Why, in one sentence (shown to the user on the endpoint)');
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** An ISO 8601 time with a zone (a refinement, so the JSON Schema the model reads stays short). */
 const timestamp = z

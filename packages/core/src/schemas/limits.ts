@@ -22,6 +22,11 @@ export const LIMITS = {
   cronMaxLength: 256,
   /** Request bodies the API accepts at all (JSON). */
   requestBodyMaxBytes: 256 * 1024,
+  /**
+   * A request's header section (request line included), Node's own default made explicit: 16 KiB
+   * holds a session cookie, a token and every browser's headers many times over.
+   */
+  requestHeadersMaxBytes: 16 * 1024,
   listDefaultLimit: 100,
   listMaxLimit: 1000,
 } as const;

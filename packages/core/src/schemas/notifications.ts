@@ -44,7 +44,7 @@ const eventList = z
   .refine((events) => new Set(events).size === events.length, 'list each event once')
   .meta({ description: `Events this channel receives (default: all of ${NOTIFICATION_EVENTS.join(', ')})` });
 
-const emailAddress = z.email('must be an email address').max(254, 'must be at most 254 characters');
+export const emailAddress = z.email('must be an email address').max(254, 'must be at most 254 characters');
 
 const channelBase = { name: trimmedName, events: eventList.optional() };
 

@@ -167,7 +167,9 @@ export const testRunResultRecord = z
   })
   .meta({ id: 'TestRunResult' });
 
-const calendarDate = z.iso.date('must be a date YYYY-MM-DD').meta({ description: 'UTC date', example: '2026-11-21' });
+export const calendarDate = z.iso
+  .date('must be a date YYYY-MM-DD')
+  .meta({ description: 'UTC date', example: '2026-11-21' });
 
 export const dashboardQuery = z.object({
   startDate: calendarDate.optional().meta({

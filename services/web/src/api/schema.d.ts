@@ -602,7 +602,7 @@ export interface paths {
         put?: never;
         /**
          * Start the device flow (RFC 8628)
-         * @description No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the person, then poll POST /api/auth/device/token every `interval` seconds.
+         * @description No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the person, then poll POST /api/auth/device/token every `interval` seconds. 429 RATE_LIMITED (with Retry-After) while KAIROS_DEVICE_CODES_MAX_PENDING requests of all clients are pending.
          */
         post: operations["requestDeviceCode"];
         delete?: never;
@@ -703,7 +703,7 @@ export interface paths {
         post?: never;
         /**
          * Disconnect a device (revoke its access token)
-         * @description The token stops working at once. Idempotent.
+         * @description The token stops working at once. Idempotent. A device access token may disconnect only its own device (403 for any other).
          */
         delete: operations["revokeDevice"];
         options?: never;
