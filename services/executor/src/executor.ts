@@ -141,6 +141,8 @@ export class Executor {
     this.http = createHttpExecutor({
       egress: options.egress,
       userAgent: options.userAgent ?? 'Kairos/0.1 (+scheduler)',
+      // The run says only "resolves to a non-public address"; the operator's log has which.
+      onBlocked: (refusal) => options.logger.warn('target refused by the egress guard', { ...refusal }),
     });
     this.layout = options.shards ?? SINGLE_SHARD;
     this.scheduleChanges = createScheduleChangeNotifier({

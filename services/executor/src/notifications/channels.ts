@@ -20,7 +20,8 @@ import type { NotificationChannel } from '@kairos/db';
 import got, { type Got } from 'got';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
-import { createEgressGuard, type EgressGuard } from '../http/egress-guard.js';
+import { EgressBlockedError, createEgressGuard, type EgressGuard } from '../http/egress-guard.js';
+import { findInCauses } from '../http/transfer-error.js';
 import type { EgressPolicy } from '../http/types.js';
 
 /** One attempt: a receiver answering in 10 s is alive; more is a stuck receiver, retried later. */
@@ -43,6 +44,11 @@ export interface ChannelSenderOptions {
   egress: EgressPolicy;
   smtp: SmtpSettings | null;
   userAgent: string;
+  /**
+   * Told of every receiver address the egress guard refused, with what the notification's error leaves
+   * out (the address a host name resolved to, its range: egress-guard.ts): the worker logs it.
+   */
+  onBlocked?: (refusal: { notificationId: string; hostname: string; address: string; range: string }) => void;
 }
 
 export interface OutgoingNotification {
@@ -76,7 +82,7 @@ export class ChannelSender {
       case 'webhook':
         return this.sendWebhook(channel.url ?? '', notification);
       case 'slack':
-        return this.post(channel.url ?? '', slackMessage(notification.payload), {});
+        return this.post(channel.url ?? '', slackMessage(notification.payload), {}, notification.id);
       case 'email':
         return this.sendEmail(channel.recipients, notification.payload);
     }
@@ -94,14 +100,24 @@ export class ChannelSender {
     const signature = notification.signingKeys
       .map((rawKey) => new Webhook(standardWebhookSecret(rawKey)).sign(notification.id, notification.at, body))
       .join(' ');
-    return this.post(url, body, {
-      'webhook-id': notification.id,
-      'webhook-timestamp': String(Math.floor(notification.at.getTime() / 1000)),
-      'webhook-signature': signature,
-    });
+    return this.post(
+      url,
+      body,
+      {
+        'webhook-id': notification.id,
+        'webhook-timestamp': String(Math.floor(notification.at.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      notification.id,
+    );
   }
 
-  private async post(rawUrl: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  private async post(
+    rawUrl: string,
+    body: string,
+    headers: Record<string, string>,
+    notificationId: string,
+  ): Promise<SendResult> {
     let url: URL;
     try {
       url = new URL(rawUrl);
@@ -109,7 +125,7 @@ export class ChannelSender {
       return failure(null, `invalid URL: ${rawUrl}`, true);
     }
     const refusal = this.guard.checkUrl(url);
-    if (refusal) return failure(null, refusal.message, true);
+    if (refusal) return this.blocked(refusal, notificationId);
     try {
       const response = await this.client.post(url, {
         body,
@@ -120,11 +136,18 @@ export class ChannelSender {
       const retryable = code >= 500 || code === 408 || code === 429;
       return failure(code, `HTTP ${code} ${http.STATUS_CODES[code] ?? ''}`.trim(), !retryable);
     } catch (error) {
-      const code = (error as { code?: string }).code;
       // The guard's refusal inside the DNS lookup (a host name resolving to a private address).
-      const blocked = code === 'ERR_KAIROS_EGRESS_BLOCKED';
-      return failure(null, toStorableText((error as Error).message), blocked);
+      const refused = findInCauses(error, EgressBlockedError);
+      if (refused) return this.blocked(refused, notificationId);
+      return failure(null, toStorableText((error as Error).message), false);
     }
+  }
+
+  /** A permanent failure saying what the tenant may read (EgressBlockedError.message); the rest is reported. */
+  private blocked(refusal: EgressBlockedError, notificationId: string): SendResult {
+    const { hostname, address, range } = refusal;
+    this.options.onBlocked?.({ notificationId, hostname, address, range });
+    return failure(null, refusal.message, true);
   }
 
   private async sendEmail(recipients: string[], payload: NotificationPayload): Promise<SendResult> {

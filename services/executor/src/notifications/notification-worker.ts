@@ -72,6 +72,8 @@ export class NotificationWorker {
       egress: options.egress,
       smtp: options.smtp,
       userAgent: options.userAgent ?? 'Kairos/0.1 (+notifications)',
+      // The notification's error says only "resolves to a non-public address"; the operator's log has which.
+      onBlocked: (refusal) => options.logger.warn('notification receiver refused by the egress guard', refusal),
     });
     this.queue = createNotificationQueue(this.connect(), options.prefix);
   }
