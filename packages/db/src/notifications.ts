@@ -131,12 +131,15 @@ export interface RaisedEvent {
 /**
  * One notification row (status pending) per event and channel of its account that lists the event
  * (an empty events list means all of them). Returns the new rows' ids, to enqueue; none when the
- * account has no such channel (then nothing else happens).
+ * account has no such channel, or is disabled (then nothing else happens).
  */
 export async function raiseNotifications(db: Database, events: RaisedEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const channels = await db.prisma.notificationChannel.findMany({
-    where: { accountId: { in: [...new Set(events.map((event) => event.accountId))] } },
+    where: {
+      accountId: { in: [...new Set(events.map((event) => event.accountId))] },
+      account: { disabledAt: null },
+    },
     select: { id: true, accountId: true, events: true },
   });
   const rows: Prisma.NotificationCreateManyInput[] = [];
@@ -256,6 +259,8 @@ export async function applyEndpointTransitions(db: Database, endpointIds: string
 export interface NotificationDelivery {
   notification: Notification;
   channel: NotificationChannel | null;
+  /** An operator disabled the account since the row was raised: nothing is sent. */
+  accountDisabled: boolean;
   encryptedSigningKey: string | null;
   /** The key a rotation replaced, while the account's grace window keeps it signing (else null). */
   encryptedPreviousSigningKey: string | null;
@@ -271,7 +276,10 @@ export async function loadNotificationDelivery(
     include: {
       channel: true,
       account: {
-        select: { signingKey: { select: { encryptedKey: true, previousEncryptedKey: true, previousExpiresAt: true } } },
+        select: {
+          disabledAt: true,
+          signingKey: { select: { encryptedKey: true, previousEncryptedKey: true, previousExpiresAt: true } },
+        },
       },
     },
   });
@@ -282,6 +290,7 @@ export async function loadNotificationDelivery(
   return {
     notification: row,
     channel,
+    accountDisabled: account.disabledAt !== null,
     encryptedSigningKey: key?.encryptedKey ?? null,
     encryptedPreviousSigningKey: previousValid ? (key?.previousEncryptedKey ?? null) : null,
   };

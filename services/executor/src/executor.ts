@@ -250,7 +250,7 @@ export class Executor {
       if (result.firstDelivery) metrics.observeRun(result.run);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
-      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded'].includes(result.reason)) {
+      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded', 'account-disabled'].includes(result.reason)) {
         // The state that stopped this run also decides the next one (recorded: the slot has its
         // run, so the next is due): have the scheduler recompute. Marked dirty before it is
         // published (packages/queue/src/schedule-notifier.ts), as the api does.

@@ -117,13 +117,9 @@ export class NotificationWorker {
     const delivery = await loadNotificationDelivery(db, notificationId, at);
     if (!delivery || delivery.notification.status === 'delivered' || delivery.notification.status === 'failed') return;
     const { notification, channel } = delivery;
-    if (!channel) {
-      await recordNotificationAttempt(db, notificationId, {
-        status: 'failed',
-        responseCode: null,
-        error: 'the channel was deleted',
-        at,
-      });
+    if (!channel || delivery.accountDisabled) {
+      const error = channel ? 'the account is disabled' : 'the channel was deleted';
+      await recordNotificationAttempt(db, notificationId, { status: 'failed', responseCode: null, error, at });
       return;
     }
     let signingKeys: string[];
