@@ -1977,6 +1977,8 @@ export interface components {
             users: {
                 id: string;
                 email: string;
+                /** @description The address is proved (an identity provider verified it, or an operator created the user); a verified sign-in with it never links to an unverified user */
+                emailVerified: boolean;
                 /** @enum {string} */
                 role: "member" | "operator";
             }[];
