@@ -179,6 +179,24 @@ export async function listRecentRuns(db: Database, accountId: string, endpointId
   });
 }
 
+/**
+ * The planner's response history: the endpoint's scheduled runs (no test runs: they say nothing of
+ * the schedule) that started after `since`, newest first, at most `limit`.
+ */
+export async function listResponseHistory(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  since: Date,
+  limit: number,
+) {
+  return db.prisma.run.findMany({
+    where: { accountId, endpointId, source: { not: 'test' }, startedAt: { gt: since } },
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+  });
+}
+
 export interface SiblingSnapshot {
   endpoint: Pick<
     Endpoint,

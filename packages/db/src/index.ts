@@ -20,6 +20,7 @@ export {
   getAnalysisSession,
   listAnalysisSessions,
   listRecentRuns,
+  listResponseHistory,
   loadAnalysisGate,
   loadPlannerContext,
   loadSiblingSnapshots,

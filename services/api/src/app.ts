@@ -13,6 +13,7 @@ import { registerDocsRoutes } from './docs/routes.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
 import { RouteRegistry } from './http/route.js';
+import { registerBacktestRoutes } from './routes/backtest.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -104,6 +105,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerSystemRoutes(routes, deps);
   registerJobRoutes(routes, deps);
   registerEndpointRoutes(routes, deps);
+  registerBacktestRoutes(routes, deps);
   registerSchedulingRoutes(routes, deps);
   registerRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);

@@ -368,3 +368,26 @@ describe('local admin sign-in link (no identity provider)', () => {
     expect((await new Browser().request(link.url)).status).toBe(401);
   });
 });
+
+describe('GET /api/auth/status', () => {
+  it('answers signed out as 200 { signedIn: false } (no 401 for the web UI to log), signed in with the session', async () => {
+    const anonymous = await harness.http.get('/api/auth/status');
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual({ signedIn: false, session: null });
+    expect(anonymous.headers['cache-control']).toBe('no-store');
+    // The same as the protected route says: signed out there is a 401.
+    expect((await harness.http.get('/api/auth/session')).status).toBe(401);
+
+    const account = await harness.createAccount({ email: 'status@example.test' });
+    const status = await harness.client(account.apiKey).get('/api/auth/status');
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      signedIn: true,
+      session: { user: { id: account.userId, email: 'status@example.test' }, authenticatedBy: 'api_key' },
+    });
+    expect(status.body.session).toEqual((await harness.client(account.apiKey).get('/api/auth/session')).body);
+
+    // A wrong credential is refused, as on every route.
+    expect((await harness.client('kairos_wrong').get('/api/auth/status')).status).toBe(401);
+  });
+});

@@ -73,7 +73,6 @@ export function skipReason(
   target: ExecutionTarget | null,
   planned: PlannedRun | null,
   due: DueJobRef,
-  now: Date,
 ): SkipReason | null {
   if (!target) return 'missing';
   if (target.archivedAt) return 'archived';
@@ -83,7 +82,9 @@ export function skipReason(
   // planned run queued again by a recompute that raced the execution, or a retried delivery of a
   // recorded run. Calling would run the slot twice; the executor has the scheduler plan the next.
   if (target.lastScheduledAt && planned.scheduledAt <= target.lastScheduledAt) return 'recorded';
-  if (target.pausedUntil && target.pausedUntil > now) return 'paused';
+  // Judged at the run's planned time, not the admission's clock: the due job arrives up to the dispatch
+  // lead (300 ms) early, and the run at the pause end (planned at pausedUntil) must not be skipped.
+  if (target.pausedUntil && target.pausedUntil > planned.scheduledAt) return 'paused';
   return null;
 }
 
@@ -154,7 +155,7 @@ export class Admissions {
     // Each row's planned run, read once: the skip rules, the lock checks and the script use it.
     const planned = targets.map((target) => target && plannedRunOf(target));
     const admissions: (Admission | null)[] = dues.map((due, index) => {
-      const reason = skipReason(targets[index] ?? null, planned[index] ?? null, due, now);
+      const reason = skipReason(targets[index] ?? null, planned[index] ?? null, due);
       return reason ? { kind: 'skipped', reason } : null;
     });
     await this.releaseRecorded(planned, admissions);

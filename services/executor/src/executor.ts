@@ -47,6 +47,7 @@ import { NotificationEvents } from './notifications/notification-events.js';
 import { NotificationWorker } from './notifications/notification-worker.js';
 import { OutcomeStash } from './outcome-stash.js';
 import { RunQuota } from './run-quota.js';
+import { ResponseRulesCache } from './response-rules.js';
 import { Retries } from './retry.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
@@ -182,6 +183,7 @@ export class Executor {
     // One installation's planners, whatever the shards: read once per executor (planner-presence.ts).
     const plannerPresence = new PlannerPresence(producer, options.prefix);
     const signingKeys = new SigningKeys(options.masterKey);
+    const responseRules = new ResponseRulesCache();
     // One set of call slots for the whole process, every shard and Test now runs alike.
     const callSlots = createCallSlots(options.concurrency, (options.responseMemoryMb ?? RESPONSE_MEMORY_MB) * 1024);
     this.shardDeps = shards.map((shard) => {
@@ -220,9 +222,15 @@ export class Executor {
           runCompletedForPlanner,
           plannerPresence,
           notificationEvents,
+          replan: (endpointIds) => this.scheduleChanges.notify(endpointIds, 'rule-run-endpoint'),
+          onChainError: (error) =>
+            options.logger.warn('skip: a rule run of another endpoint not started', {
+              error: error.message,
+            }),
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
         signingKeys,
+        responseRules,
         callSlots,
         now,
       };

@@ -109,6 +109,7 @@ function toGateInput(gate: AnalysisGateRow, event: RunCompletedPayload, budgetRe
     runStatus: gate.runStatus ?? event.status,
     previousRunStatus: gate.previousRunStatus,
     failureCount: gate.failureCount,
+    ruleRequested: event.analyse === true,
   };
 }
 

@@ -44,7 +44,8 @@ export interface EgressPolicy {
   allowCidrs: string[];
 }
 
-export type HttpErrorKind = 'timeout' | 'http_status' | 'network' | 'blocked' | 'invalid_request';
+/** assertion_failed: never from the call itself; the endpoint's successWhen judged the response (response-rules.ts). */
+export type HttpErrorKind = 'timeout' | 'http_status' | 'network' | 'blocked' | 'invalid_request' | 'assertion_failed';
 
 export type ResponseFormat = 'json' | 'text' | 'empty';
 
