@@ -31,6 +31,7 @@ export * from './executions.js';
 export {
   applyEndpointTransitions,
   claimQuotaNotices,
+  confirmRecipient,
   listStalePendingNotifications,
   loadNotificationDelivery,
   raiseNotifications,

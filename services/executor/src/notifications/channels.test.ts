@@ -38,6 +38,7 @@ it.each(['webhook', 'slack'] as const)(
         type,
         url: `http://localhost:${receiver.port}/hook`,
         recipients: [],
+        confirmedRecipients: [],
         events: [],
         createdAt: new Date(),
         updatedAt: new Date(),

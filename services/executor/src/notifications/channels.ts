@@ -84,7 +84,11 @@ export class ChannelSender {
       case 'slack':
         return this.post(channel.url ?? '', slackMessage(notification.payload), {}, notification.id);
       case 'email':
-        return this.sendEmail(channel.recipients, notification.payload);
+        // Only the recipients that confirmed (or are the account's verified users): double opt-in.
+        if (channel.confirmedRecipients.length === 0) {
+          return failure(null, 'no recipient of this email channel has confirmed yet', true);
+        }
+        return this.sendEmail(channel.confirmedRecipients, notification.payload);
     }
   }
 
@@ -150,18 +154,36 @@ export class ChannelSender {
     return failure(null, refusal.message, true);
   }
 
+  /**
+   * The mail asking `recipient` to confirm an email channel (double opt-in): our words only, nothing the
+   * tenant wrote (no channel name), so it cannot carry a message of theirs to an address they chose.
+   */
+  async sendConfirmation(recipient: string, link: string, expiresAt: string): Promise<SendResult> {
+    return this.mail({
+      to: [recipient],
+      subject: '[Kairos] Confirm notifications to this address',
+      text:
+        `Someone using Kairos asked to send the notifications of an email channel to ${recipient}.\n\n` +
+        `To receive them, open this link and confirm (it works until ${expiresAt}):\n\n${link}\n\n` +
+        'If you did not expect this mail, ignore it: nothing else is sent to this address from that channel.\n',
+    });
+  }
+
   private async sendEmail(recipients: string[], payload: NotificationPayload): Promise<SendResult> {
+    const line = describeNotification(payload);
+    return this.mail({
+      to: recipients,
+      subject: `[Kairos] ${payload.type}: ${line}`.slice(0, 200),
+      text: `${line}\n\n${JSON.stringify(payload, null, 2)}\n`,
+    });
+  }
+
+  private async mail(message: { to: string[]; subject: string; text: string }): Promise<SendResult> {
     if (!this.mailer || !this.options.smtp) {
       return failure(null, 'email is not configured on the executor (KAIROS_SMTP_URL)', true);
     }
-    const line = describeNotification(payload);
     try {
-      await this.mailer.sendMail({
-        from: this.options.smtp.from,
-        to: recipients,
-        subject: `[Kairos] ${payload.type}: ${line}`.slice(0, 200),
-        text: `${line}\n\n${JSON.stringify(payload, null, 2)}\n`,
-      });
+      await this.mailer.sendMail({ from: this.options.smtp.from, ...message });
       return { ok: true, responseCode: null, error: null, permanent: false };
     } catch (error) {
       const responseCode = (error as { responseCode?: number }).responseCode ?? null;
