@@ -7,61 +7,41 @@
  * other address receives one confirmation mail (no text the tenant wrote in it) and nothing else until
  * it confirms on the page the link opens (a POST: opening the link confirms nothing).
  */
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 import { listen } from '../../../test/identity.js';
-
-interface Mail {
-  to: string[];
-  text: string;
-}
+import { startTestSmtpServer, type TestSmtpServer } from '../../../test/smtp-server.js';
 
 let harness: ApiHarness;
 let engine: Engine;
-let smtp: SMTPServer;
+let smtp: TestSmtpServer;
 let server: Awaited<ReturnType<typeof listen>>;
-const mails: Mail[] = [];
 
 /** The mail's text with quoted-printable soft breaks and escapes undone (links are long lines). */
 const decode = (raw: string) =>
   raw
     .replace(/=\r?\n/g, '')
     .replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/** Each mail accepted so far: its envelope recipients and its decoded text. */
+const mailsNow = () => smtp.mails.map((mail) => ({ to: mail.to, text: decode(mail.raw) }));
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const to = session.envelope.rcptTo.map((recipient) => recipient.address.toLowerCase());
-        mails.push({ to, text: decode(Buffer.concat(chunks).toString('utf8')) });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`;
+  smtp = await startTestSmtpServer();
   server = await listen();
-  harness = await createApiHarness({ env: { KAIROS_SMTP_URL: smtpUrl, KAIROS_PUBLIC_URL: server.url } });
+  harness = await createApiHarness({ env: { KAIROS_SMTP_URL: smtp.url, KAIROS_PUBLIC_URL: server.url } });
   server.serve(harness.app);
   engine = await startEngine(harness, {
-    notifications: { smtp: { url: smtpUrl, from: 'Kairos <kairos@test.invalid>' }, retryBaseMs: 100 },
+    notifications: { smtp: { url: smtp.url, from: 'Kairos <kairos@test.invalid>' }, retryBaseMs: 100 },
   });
 });
 afterAll(async () => {
   await engine.close();
   await server.close();
   await harness.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
-const mailsTo = (address: string) => mails.filter((mail) => mail.to.includes(address));
+const mailsTo = (address: string) => mailsNow().filter((mail) => mail.to.includes(address));
 
 async function ownerOf(): Promise<{ api: ApiClient; email: string; accountId: string }> {
   const account = await harness.createAccount();
@@ -101,7 +81,7 @@ describe('email channel recipients', () => {
 
     // A test send reaches the account's own verified user only.
     expect(await sendTest(api, channel.id)).toMatchObject({ status: 'delivered' });
-    const testMails = mails.filter((mail) => mail.text.includes('Test notification from Kairos'));
+    const testMails = mailsNow().filter((mail) => mail.text.includes('Test notification from Kairos'));
     expect(testMails.map((mail) => mail.to)).toEqual([[owner]]);
     expect(channel.pendingRecipients).toEqual([stranger, other]);
 
@@ -139,9 +119,9 @@ describe('email channel recipients', () => {
     expect((await api.get(`/api/notification-channels/${channel.id}`)).body.pendingRecipients).toEqual([other]);
 
     // Now the test send reaches the owner and the confirmed address, not the other one.
-    mails.length = 0;
+    const before = smtp.mails.length;
     expect(await sendTest(api, channel.id)).toMatchObject({ status: 'delivered' });
-    expect(mails.map((mail) => mail.to)).toEqual([[owner, stranger]]);
+    expect(smtp.mails.slice(before).map((mail) => mail.to)).toEqual([[owner, stranger]]);
   }, 60_000);
 
   it('refuses a test send while no recipient has confirmed (409)', async () => {
