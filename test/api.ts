@@ -160,6 +160,8 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
         db,
         {
           email: email ?? `user${accounts}-${randomBytes(3).toString('hex')}@example.test`,
+          // As an operator creates it (`kairos accounts create`): the address counts as verified.
+          emailVerified: true,
           tier,
           operator,
           apiKeyName: 'test',

@@ -263,7 +263,7 @@ export async function startBrowserHarness(options: BrowserHarnessOptions = {}): 
         return created;
       },
       async accountId() {
-        const found = await api.db.prisma.user.findUniqueOrThrow({ where: { email: user.email.toLowerCase() } });
+        const found = await api.db.prisma.user.findFirstOrThrow({ where: { email: user.email.toLowerCase() } });
         return found.accountId;
       },
       request: (path, init) => requestJson(server.url, path, init),

@@ -53,7 +53,7 @@ describe('sign-in', () => {
     await expect(page.getByRole('banner').getByText(h.user.name, { exact: true }).isVisible()).resolves.toBe(true);
 
     // First sign-in created the user and the account.
-    const user = await h.api.db.prisma.user.findUniqueOrThrow({ where: { email: h.user.email } });
+    const user = await h.api.db.prisma.user.findFirstOrThrow({ where: { email: h.user.email } });
     expect(user.name).toBe(h.user.name);
 
     // Client-side navigation keeps the session.

@@ -23,6 +23,8 @@ export interface AnalysisGateRow {
   nextAnalysisAt: Date | null;
   failureCount: number;
   aiSchedulingEnabled: boolean;
+  /** An operator disabled the account (accounts.disabledAt): nothing is analysed. */
+  accountDisabled: boolean;
   aiShadowMode: boolean;
   tier: Tier;
   quotaOverrides: unknown;
@@ -47,7 +49,7 @@ export async function loadAnalysisGate(
   const { rows } = await db.pool.query<AnalysisGateRow>(
     `SELECT e.id AS "endpointId", e."accountId", e."jobId", j.status AS "jobStatus", e."archivedAt",
             e."lastAnalysisAt", e."nextAnalysisAt", e."failureCount",
-            a."aiSchedulingEnabled", a."aiShadowMode", a.tier, a."quotaOverrides", a."aiTokensUsed", a."aiPeriodStartedAt",
+            a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled", a."aiShadowMode", a.tier, a."quotaOverrides", a."aiTokensUsed", a."aiPeriodStartedAt",
             r.status AS "runStatus",
             (SELECT p.status FROM runs p
               WHERE p."endpointId" = e.id AND p.source <> 'test' AND p."startedAt" < r."startedAt"

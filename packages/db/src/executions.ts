@@ -51,6 +51,8 @@ export interface ExecutionTarget {
   quotaOverrides: unknown;
   /** The account's AI scheduling setting: only then is a recorded run announced to the planner. */
   aiSchedulingEnabled: boolean;
+  /** An operator disabled the account (accounts.disabledAt): its runs are skipped at admission. */
+  accountDisabled: boolean;
   /**
    * The endpoint's response rules as JSON text, { successWhen, rules, minIntervalMs, maxIntervalMs };
    * null when it has neither field (then nothing is parsed: services/executor/src/response-rules.ts
@@ -76,7 +78,7 @@ const SELECT_TARGETS = `
          ${epochMs('e."lastRunAt"', 'lastRunAt')}, ${epochMs('e."lastScheduledAt"', 'lastScheduledAt')},
          k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
          ${epochMs('k."previousExpiresAt"', 'previousSigningKeyExpiresAt')},
-         a.tier, a."quotaOverrides", a."aiSchedulingEnabled",
+         a.tier, a."quotaOverrides", a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled",
          CASE WHEN e."successWhen" IS NOT NULL OR e.rules IS NOT NULL
               THEN jsonb_build_object('successWhen', e."successWhen", 'rules', e.rules,
                                       'minIntervalMs', e."minIntervalMs", 'maxIntervalMs', e."maxIntervalMs")::text
@@ -340,8 +342,9 @@ export async function recordScheduledRun(db: Database, run: RunOutcome): Promise
 }
 
 /**
- * A planned slot that did not run (the account's runs quota is exhausted): the endpoint moves past
- * it, so the next recompute plans the following slot instead of the same overdue one.
+ * A planned slot that did not run (the account's runs quota is exhausted, or the account is disabled):
+ * the endpoint moves past it, so the next recompute plans the following slot instead of the same
+ * overdue one.
  */
 export async function recordSkippedSlot(
   db: Database,
@@ -349,11 +352,25 @@ export async function recordSkippedSlot(
   scheduleVersion: number,
   scheduledAt: Date,
 ): Promise<void> {
-  await db.pool.query(`UPDATE endpoints SET "lastScheduledAt" = $3 WHERE id = $1 AND "scheduleVersion" = $2`, [
-    endpointId,
-    scheduleVersion,
-    scheduledAt,
-  ]);
+  await recordSkippedSlots(db, [{ endpointId, scheduleVersion, scheduledAt }]);
+}
+
+/** Many skipped slots (recordSkippedSlot) in one statement: a disabled account's batch of due jobs. */
+export async function recordSkippedSlots(
+  db: Database,
+  slots: { endpointId: string; scheduleVersion: number; scheduledAt: Date }[],
+): Promise<void> {
+  if (slots.length === 0) return;
+  await db.pool.query(
+    `UPDATE endpoints e SET "lastScheduledAt" = s."scheduledAt"
+       FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS s(id, "scheduleVersion", "scheduledAt")
+      WHERE e.id = s.id AND e."scheduleVersion" = s."scheduleVersion"`,
+    [
+      slots.map((slot) => slot.endpointId),
+      slots.map((slot) => slot.scheduleVersion),
+      slots.map((slot) => slot.scheduledAt),
+    ],
+  );
 }
 
 /**

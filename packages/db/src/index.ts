@@ -45,6 +45,8 @@ export {
   getNotificationChannel,
   listNotificationChannels,
   listNotifications,
+  listVerifiedUserEmails,
   raiseEndpointEvent,
   raiseTestNotification,
+  type EmailRecipientsPlan,
 } from './notifications.js';

@@ -32,6 +32,7 @@ export * from './executions.js';
 export {
   applyEndpointTransitions,
   claimQuotaNotices,
+  confirmRecipient,
   listStalePendingNotifications,
   loadNotificationDelivery,
   raiseNotifications,

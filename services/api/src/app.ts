@@ -5,6 +5,7 @@ import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import { AccessTokenAuthenticator, authenticationMiddleware, rejectRefusedCredentials } from './auth/authenticate.js';
 import { createBrowserAuthRouter } from './auth/browser-routes.js';
+import { createRecipientConfirmationRouter } from './auth/recipient-confirmation.js';
 import { configuredProviders } from './auth/providers.js';
 import { SessionAuthenticator } from './auth/sessions.js';
 import { SignInFlows } from './auth/sign-in-flow.js';
@@ -99,6 +100,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
     shards: queueShardsOf(deps.config),
   });
   app.use(bullBoard.router);
+  app.use(createRecipientConfirmationRouter(deps));
   app.use(
     createBrowserAuthRouter(
       deps,

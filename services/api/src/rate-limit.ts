@@ -100,8 +100,8 @@ export class RateLimiter {
     return limiter;
   }
 
-  /** Takes one token from the caller's bucket. */
-  async take(key: string, limit: RateLimit, nowMs: number): Promise<RateLimitDecision> {
+  /** Takes `cost` tokens (default one) from the caller's bucket; none when they are not all there. */
+  async take(key: string, limit: RateLimit, nowMs: number, cost = 1): Promise<RateLimitDecision> {
     const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
       allowed,
       limit: limit.requestsPerMinute,
@@ -111,7 +111,7 @@ export class RateLimiter {
     });
     try {
       // customDuration >= 1 keeps the library on its script path whatever the refill time.
-      return decide(await this.limiterFor(limit).consume(key, 1, { customDuration: 60 }), true);
+      return decide(await this.limiterFor(limit).consume(key, cost, { customDuration: 60 }), true);
     } catch (error) {
       if (error instanceof RateLimiterRes) return decide(error, false);
       throw error;

@@ -27,6 +27,7 @@ import {
   loadExecutionTarget,
   loadExecutionTargets,
   recordSkippedSlot,
+  recordSkippedSlots,
   type ExecutionTarget,
   type PlannedRun,
   type RunOutcome,
@@ -39,7 +40,15 @@ import { executionBudgetMs } from './retry-policy.js';
 import { admitLockLua, type RunningLock } from './running-lock.js';
 
 export type SkipReason =
-  'missing' | 'archived' | 'job-not-active' | 'stale' | 'recorded' | 'paused' | 'overlap' | 'quota';
+  | 'missing'
+  | 'archived'
+  | 'job-not-active'
+  | 'stale'
+  | 'recorded'
+  | 'paused'
+  | 'overlap'
+  | 'quota'
+  | 'account-disabled';
 
 export type Admission =
   | { kind: 'admitted'; target: ExecutionTarget; planned: PlannedRun }
@@ -150,6 +159,7 @@ export class Admissions {
       return reason ? { kind: 'skipped', reason } : null;
     });
     await this.releaseRecorded(planned, admissions);
+    await this.skipDisabledAccounts(targets, planned, admissions);
     await this.refuseHeldElsewhere(dues, planned, admissions);
     // Not skipped: the row has a target and a planned run at the due job's version.
     const candidates = dues.flatMap((_, index) =>
@@ -206,6 +216,26 @@ export class Admissions {
       this.deps.lock.releaseRecordedIn(pipeline, planned.endpointId, planned.runId, planned.scheduleVersion);
     }
     await pipeline.exec();
+  }
+
+  /**
+   * A disabled account (accounts.disabledAt, set by an operator) calls nothing: a run that passed the
+   * skip rules is skipped as `account-disabled` and its slot recorded as skipped, as a quota skip is,
+   * so the scheduler plans the next slot (not the same overdue one) and enabling the account resumes
+   * at it. The flag comes with the target's row (no extra read); the write is one statement for the
+   * batch, and only when a disabled account has due jobs in it.
+   */
+  private async skipDisabledAccounts(
+    targets: (ExecutionTarget | null)[],
+    planned: (PlannedRun | null)[],
+    admissions: (Admission | null)[],
+  ): Promise<void> {
+    const skipped = planned.flatMap((run, index) => {
+      if (admissions[index] || !run || !targets[index]?.accountDisabled) return [];
+      admissions[index] = { kind: 'skipped', reason: 'account-disabled' };
+      return [{ endpointId: run.endpointId, scheduleVersion: run.scheduleVersion, scheduledAt: run.scheduledAt }];
+    });
+    await recordSkippedSlots(this.deps.db, skipped);
   }
 
   /**

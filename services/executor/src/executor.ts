@@ -142,6 +142,8 @@ export class Executor {
     this.http = createHttpExecutor({
       egress: options.egress,
       userAgent: options.userAgent ?? 'Kairos/0.1 (+scheduler)',
+      // The run says only "resolves to a non-public address"; the operator's log has which.
+      onBlocked: (refusal) => options.logger.warn('target refused by the egress guard', { ...refusal }),
     });
     this.layout = options.shards ?? SINGLE_SHARD;
     this.scheduleChanges = createScheduleChangeNotifier({
@@ -256,7 +258,7 @@ export class Executor {
       if (result.firstDelivery) metrics.observeRun(result.run);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
-      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded'].includes(result.reason)) {
+      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded', 'account-disabled'].includes(result.reason)) {
         // The state that stopped this run also decides the next one (recorded: the slot has its
         // run, so the next is due): have the scheduler recompute. Marked dirty before it is
         // published (packages/queue/src/schedule-notifier.ts), as the api does.

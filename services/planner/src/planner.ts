@@ -83,7 +83,10 @@ export interface PlannerOptions {
 }
 
 export type PlannerOutcome =
-  | { kind: 'ignored'; reason: 'test-run' | 'no-api-key' | 'endpoint-gone' | 'endpoint-inactive' | 'ai-disabled' }
+  | {
+      kind: 'ignored';
+      reason: 'test-run' | 'no-api-key' | 'endpoint-gone' | 'endpoint-inactive' | 'ai-disabled' | 'account-disabled';
+    }
   | { kind: 'deferred'; reason: 'in-progress' | 'too-soon' | 'backing-off' | 'not-due' | 'claimed-elsewhere' }
   | { kind: 'analysed'; sessionId: string; status: NewAnalysisSession['status'] };
 
@@ -211,6 +214,7 @@ export class Planner {
       return { kind: 'ignored', reason: 'endpoint-inactive' };
     }
     if (!gate.aiSchedulingEnabled) return { kind: 'ignored', reason: 'ai-disabled' };
+    if (gate.accountDisabled) return { kind: 'ignored', reason: 'account-disabled' };
 
     const now = this.now();
     const budget = describeAiBudget(gate, now);

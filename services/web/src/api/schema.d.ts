@@ -867,7 +867,7 @@ export interface paths {
         put?: never;
         /**
          * Create a notification channel (webhook, slack or email)
-         * @description Events (default: all): endpoint.failing (consecutive failures reached the account setting notifyFailureThreshold, default 3), endpoint.recovered (its next success), endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted (90 % of runsPerMonth or aiTokensPerMonth, once a month each). One notification per state change, never one per run. webhook: a POST of the payload { type, timestamp, data } signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) with the account's signing key; the receiver's secret is 'whsec_' + base64 of the signing key as shown (its 64 characters as UTF-8). slack: an incoming-webhook URL, sent { text, blocks }. email: recipients, sent through the SMTP server configured on the server (409 CONFLICT when none is). At most 20 channels.
+         * @description Events (default: all): endpoint.failing (consecutive failures reached the account setting notifyFailureThreshold, default 3), endpoint.recovered (its next success), endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted (90 % of runsPerMonth or aiTokensPerMonth, once a month each). One notification per state change, never one per run. webhook: a POST of the payload { type, timestamp, data } signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) with the account's signing key; the receiver's secret is 'whsec_' + base64 of the signing key as shown (its 64 characters as UTF-8). slack: an incoming-webhook URL, sent { text, blocks }. email: recipients, sent through the SMTP server configured on the server (409 CONFLICT when none is). A recipient that is not a verified user of the account is sent a confirmation link (event recipient.confirmation, valid 7 days) and receives nothing else until it confirms (pendingRecipients lists them); an account causes at most 40 confirmation mails a day (429 RATE_LIMITED beyond). At most 20 channels.
          */
         post: operations["createNotificationChannel"];
         delete?: never;
@@ -908,7 +908,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test notification to a channel
-         * @description Queues a notification with event "test" for this channel (whatever its events) and answers at once with the row (status pending); follow it in GET /api/notifications?channelId=… (delivered, or failed with the response code and error).
+         * @description Queues a notification with event "test" for this channel (whatever its events) and answers at once with the row (status pending); follow it in GET /api/notifications?channelId=… (delivered, or failed with the response code and error). An email channel sends it to its confirmed recipients only (409 CONFLICT while none has confirmed). At most 10 test notifications an hour per account (429 RATE_LIMITED with Retry-After beyond).
          */
         post: operations["testNotificationChannel"];
         delete?: never;
@@ -1334,7 +1334,7 @@ export interface components {
             events?: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
             /** @constant */
             type: "email";
-            /** @description Email addresses (the server sends with the SMTP settings of its environment) */
+            /** @description Email addresses (the server sends with the SMTP settings of its environment). An address that is not a verified user of the account receives a confirmation link first, and nothing else until it confirms */
             recipients: string[];
         };
         UpdateAccountInput: {
@@ -2177,6 +2177,8 @@ export interface components {
             url: string | null;
             /** @description email: the recipients (empty for other types) */
             recipients: string[];
+            /** @description email: the recipients that have not confirmed yet: they receive nothing but their confirmation link (the account's verified users are confirmed at once) */
+            pendingRecipients: string[];
             /** @description The events this channel receives */
             events: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
             /**
@@ -2196,7 +2198,7 @@ export interface components {
             /** @description null once the channel was deleted */
             channelId: string | null;
             /** @enum {string} */
-            event: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test";
+            event: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test" | "recipient.confirmation";
             endpointId: string | null;
             /** @description The Standard Webhooks payload a webhook channel receives as its body */
             payload: {
@@ -2242,6 +2244,8 @@ export interface components {
             users: {
                 id: string;
                 email: string;
+                /** @description The address is proved (an identity provider verified it, or an operator created the user); a verified sign-in with it never links to an unverified user */
+                emailVerified: boolean;
                 /** @enum {string} */
                 role: "member" | "operator";
             }[];
@@ -5595,6 +5599,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
             429: {
                 headers: {
@@ -5616,7 +5629,7 @@ export interface operations {
                 /** @description Only notifications sent to this channel */
                 channelId?: string;
                 /** @description Only this event */
-                event?: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test";
+                event?: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test" | "recipient.confirmation";
             };
             header?: never;
             path?: never;

@@ -39,6 +39,7 @@ const channels: Schemas['NotificationChannel'][] = [
     type: 'webhook',
     url: 'https://hooks.test/k',
     recipients: [],
+    pendingRecipients: [],
     events: ALL_EVENTS,
     createdAt: at,
   },
@@ -48,6 +49,7 @@ const channels: Schemas['NotificationChannel'][] = [
     type: 'email',
     url: null,
     recipients: ['a@test.invalid', 'b@test.invalid'],
+    pendingRecipients: ['b@test.invalid'],
     events: ['endpoint.auto_paused'],
     createdAt: at,
   },
@@ -101,6 +103,7 @@ describe('notification settings', () => {
     expect(within(hook).getByText('all')).toBeTruthy();
     const mail = screen.getByText('Ops mail').closest('tr')!;
     expect(within(mail).getByText('a@test.invalid, b@test.invalid')).toBeTruthy();
+    expect(within(mail).getByText('(awaiting confirmation: b@test.invalid)')).toBeTruthy();
     expect(within(mail).getByText('endpoint.auto_paused')).toBeTruthy();
   });
 

@@ -164,7 +164,12 @@ function ChannelList() {
             <tr key={channel.id}>
               <th scope="row">{channel.name}</th>
               <td data-label="Type">{channel.type}</td>
-              <td data-label="Destination">{channel.url ?? channel.recipients.join(', ')}</td>
+              <td data-label="Destination">
+                <span>{channel.url ?? channel.recipients.join(', ')}</span>
+                {channel.pendingRecipients.length > 0 ? (
+                  <span className="muted"> (awaiting confirmation: {channel.pendingRecipients.join(', ')})</span>
+                ) : null}
+              </td>
               <td data-label="Events">{channel.events.length === EVENTS.length ? 'all' : channel.events.join(', ')}</td>
               <td className="actions">
                 <ActionButton
@@ -271,7 +276,9 @@ function CreateChannelForm() {
         hint={
           type === 'webhook'
             ? "Verify with the standardwebhooks library; the secret is 'whsec_' + base64 of your signing key."
-            : undefined
+            : type === 'email'
+              ? 'An address that is not a user of this account is sent a confirmation link and receives nothing else until it confirms.'
+              : undefined
         }
       >
         <input value={destination} onChange={(event) => setDestination(event.target.value)} />
