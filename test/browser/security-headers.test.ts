@@ -89,7 +89,7 @@ describe('the Content-Security-Policy leaves every page working', () => {
   });
 
   it('Bull Board, for an operator', async () => {
-    await h.api.db.prisma.user.update({ where: { email: h.user.email.toLowerCase() }, data: { role: 'operator' } });
+    await h.api.db.prisma.user.updateMany({ where: { email: h.user.email.toLowerCase() }, data: { role: 'operator' } });
     const violations = await policyViolations(h.page, async () => {
       await h.page.goto(h.url('/admin/queues'));
       await h.page.getByText('due', { exact: true }).first().waitFor();
