@@ -205,10 +205,15 @@ describe('settings from the keyboard (items 3, 4, 8)', () => {
 
   it('announces and focuses a new API key, and gives focus back after Done (item 3)', async () => {
     const { page } = h;
+    // The account's signing key, shown once on the first visit (and focused when it appears), is not
+    // what this test is about: when it is still to be shown, wait for it and put it away first.
+    const unrevealed = (await pageRequest(page, 'GET', '/api/signing-keys')).body.revealedAt === null;
     await open('/settings', 'Settings');
-    // The account's signing key, shown once on the first visit, is not what this test is about.
-    const first = page.getByRole('group', { name: 'Your signing key' });
-    if (await first.count()) await first.getByRole('button', { name: 'Done' }).click();
+    if (unrevealed) {
+      const first = page.getByRole('group', { name: 'Your signing key' });
+      await first.waitFor();
+      await first.getByRole('button', { name: 'Done' }).click();
+    }
 
     const keys = section('API keys');
     await keys.getByLabel('Key name').focus();
