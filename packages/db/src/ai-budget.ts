@@ -7,9 +7,9 @@
  * second reservation re-reads the row after the first commits). When a reservation is at least its
  * call's usage, the count of every call admitted before the last one is covered by what that last
  * one saw below the limit, so the account ends below limit + one call's tokens, however many
- * analyses run at once. (Checked before each call against a count read when the analysis began
- * and charged when its session was saved, 4 parallel analyses spent 40,000 tokens of a 10,000
- * budget; reserved and charged per call, at most 12,500: services/planner/test/misbehaving-model.test.ts.)
+ * analyses run at once. Checked before each call against a count read when the analysis began and
+ * charged when its session is saved instead, 4 parallel analyses spend 40,000 tokens of a 10,000
+ * budget; reserved and charged per call, 10,000 (services/planner/test/misbehaving-model.test.ts).
  *
  * A reservation lives in aiTokensUsed itself, so a planner that dies mid-call leaves its account
  * charged the reservation (an overcharge of at most one call's worst case, never an undercount).

@@ -7,8 +7,8 @@
  *
  * An answer is judged by its stop reason first. `tool_use` and `end_turn` go on; an answer cut off
  * by max_tokens (or stopped for any other reason) runs none of its tool calls, since one of them may
- * be half-written (a cut-off `pause_until` once paused an endpoint for 2 h), and ends the analysis
- * as incomplete.
+ * be half-written (a `pause_until` whose reason or time was cut mid-way), and ends the analysis as
+ * incomplete.
  *
  * Bounds (PLANNER_LIMITS, packages/core/src/planner/tools.ts, enforced by `runAnswer`, the tools of
  * analysis-tools.ts): at most 8 tool calls of one answer run (each of the seven tools and

@@ -1,7 +1,8 @@
 /**
- * Settings > AI features: the spec's "Enable AI Scheduling" switch, shadow mode, the planner's
- * pause of model calls during a model outage, and the planner's token budget this month. Each checkbox saves at once (PATCH /api/account/settings); while a save
- * is pending the box shows the requested value so the 3 s refetch cannot flip it back.
+ * Settings > AI features: the "Enable AI Scheduling" switch, shadow mode, the planner's pause of
+ * model calls during a model outage, and the planner's token budget this month. Each checkbox saves
+ * at once (PATCH /api/account/settings); while a save is pending the box shows the requested value
+ * so the 3 s refetch cannot flip it back.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
