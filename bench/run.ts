@@ -80,6 +80,7 @@ import {
   type Target,
 } from './lib.js';
 import { compareCosts, costsPerExecution, type CostRow } from './profile-diff.js';
+import { BENCH_RESPONSE_RULES } from './rule-shape.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = process.env.BENCH_ONLY?.split(',');
@@ -191,8 +192,12 @@ async function deleteKeys(prefix: string, redis: Redis): Promise<void> {
   } while (cursor !== '0');
 }
 
-/** `count` endpoints on a 1 s interval whose first runs spread evenly over one second. */
+/**
+ * `count` endpoints on a 1 s interval whose first runs spread evenly over one second; with
+ * BENCH_RULES=1 each carries three successWhen conditions and two rules (bench/rule-shape.ts).
+ */
 export async function insertEndpoints(db: Database, count: number, targetUrl: string, ai: boolean): Promise<string[]> {
+  const rules = process.env.BENCH_RULES === '1' ? BENCH_RESPONSE_RULES : null;
   const { account } = await createAccount(
     db,
     { email: `bench-${benchId()}@example.test`, tier: 'enterprise' },
@@ -205,12 +210,20 @@ export async function insertEndpoints(db: Database, count: number, targetUrl: st
     [account.id],
   );
   const { rows } = await db.pool.query<{ id: string }>(
-    `INSERT INTO endpoints (id, "accountId", "jobId", name, url, method, "baselineIntervalMs", "createdAt", "updatedAt")
+    `INSERT INTO endpoints (id, "accountId", "jobId", name, url, method, "baselineIntervalMs", "createdAt", "updatedAt",
+                            "successWhen", rules)
      SELECT gen_random_uuid(), $1, $2, 'e' || i, $3, 'GET', 1000,
-            now() + interval '2 seconds' + (i * interval '1 millisecond' * 1000 / $4), now()
+            now() + interval '2 seconds' + (i * interval '1 millisecond' * 1000 / $4), now(), $5::jsonb, $6::jsonb
        FROM generate_series(0, $4 - 1) AS i
      RETURNING id`,
-    [account.id, jobs[0]!.id, targetUrl, count],
+    [
+      account.id,
+      jobs[0]!.id,
+      targetUrl,
+      count,
+      rules && JSON.stringify(rules.successWhen),
+      rules && JSON.stringify(rules.rules),
+    ],
   );
   return rows.map((row) => row.id);
 }

@@ -53,6 +53,7 @@ import { RESPONSE_MEMORY_MB } from '../services/executor/src/config.js';
 import { callEndpoint, executePlannedRun, toRun } from '../services/executor/src/execute.js';
 import { createHttpExecutor } from '../services/executor/src/http/index.js';
 import { OutcomeStash } from '../services/executor/src/outcome-stash.js';
+import { ResponseRulesCache } from '../services/executor/src/response-rules.js';
 import { Retries } from '../services/executor/src/retry.js';
 import { RunQuota } from '../services/executor/src/run-quota.js';
 import { RECORD_BATCHES_AT_ONCE, RunRecorder } from '../services/executor/src/run-recorder.js';
@@ -272,6 +273,7 @@ function kairosRungs(
       ...ends,
       retries: new Retries({ db, redis: producer, prefix, now }),
       signingKeys,
+      responseRules: new ResponseRulesCache(),
       callSlots: createCallSlots(calls, RESPONSE_MEMORY_MB * 1024),
       now,
     };

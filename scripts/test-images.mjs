@@ -302,6 +302,8 @@ async function main() {
     REDIS_URL: 'redis://127.0.0.1:6379',
     KAIROS_QUEUE_PREFIX: queuePrefix,
     KAIROS_MASTER_KEY: randomBytes(32).toString('hex'),
+    KAIROS_METRICS_TOKEN: randomBytes(16).toString('hex'),
+    KAIROS_PUBLIC_URL: `http://127.0.0.1:${ports.api}`,
     PORT: String(ports.api),
     SCHEDULER_HEALTH_PORT: String(ports.scheduler),
     EXECUTOR_HEALTH_PORT: String(ports.executor),

@@ -415,7 +415,11 @@ export function kustomizations(root = ROOT) {
 // ---------------------------------------------------------------------------------------------
 
 /** Placeholder values for the required variables: validation only, never used anywhere. */
-const COMPOSE_PLACEHOLDERS = { POSTGRES_PASSWORD: 'validation-only', KAIROS_MASTER_KEY: '0'.repeat(64) };
+const COMPOSE_PLACEHOLDERS = {
+  POSTGRES_PASSWORD: 'validation-only',
+  KAIROS_MASTER_KEY: '0'.repeat(64),
+  KAIROS_METRICS_TOKEN: 'validation-only-token',
+};
 
 function composeEnv(extra) {
   const env = { ...process.env, ...extra };

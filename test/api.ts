@@ -14,7 +14,8 @@ import { ApiKeyAuthenticator } from '../services/api/src/auth/authenticate.js';
 import { AccountLimits, UNLIMITED } from '../services/api/src/quotas.js';
 import { RateLimiter } from '../services/api/src/rate-limit.js';
 import { loadApiConfig } from '../services/api/src/config.js';
-import { createLogger } from '@kairos/runtime';
+import { startApi, type RunningApi } from '../services/api/src/server.js';
+import { createLogger, type Logger } from '@kairos/runtime';
 import { createScheduleNotifier } from '../services/api/src/schedule-notifier.js';
 import { createTestNow } from '../services/api/src/test-now.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -52,6 +53,8 @@ export interface ApiHarness {
   routes: ReturnType<typeof createApp>['routes'];
   /** The master key signing keys are encrypted under (random per harness). */
   masterKey: Buffer;
+  /** The api's logger (silent; spy on it to see what the api logs). */
+  logger: Logger;
   createAccount(options?: { tier?: Tier; email?: string; operator?: boolean }): Promise<TestAccount>;
   /** A client whose every response is checked against /api/doc (status listed, body matches). */
   client(apiKey: string): ApiClient;
@@ -150,12 +153,15 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     database,
     routes,
     masterKey,
+    logger,
     async createAccount({ tier = 'free', email, operator = false } = {}) {
       accounts += 1;
       const created = await createAccount(
         db,
         {
           email: email ?? `user${accounts}-${randomBytes(3).toString('hex')}@example.test`,
+          // As an operator creates it (`kairos accounts create`): the address counts as verified.
+          emailVerified: true,
           tier,
           operator,
           apiKeyName: 'test',
@@ -180,6 +186,24 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
       await database.drop();
     },
   };
+}
+
+/**
+ * The harness's database and queue prefix served by startApi itself (the api process's own HTTP
+ * server, not supertest's) on 127.0.0.1 and a free port; `env` adds api settings. Close it before the harness.
+ */
+export async function startHarnessApi(harness: ApiHarness, env: Record<string, string> = {}): Promise<RunningApi> {
+  const logger = createLogger('api-test', 'error');
+  logger.silent = true;
+  const config = loadApiConfig({
+    DATABASE_URL: harness.database.url,
+    REDIS_URL,
+    KAIROS_QUEUE_PREFIX: harness.queuePrefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...env,
+  } as NodeJS.ProcessEnv);
+  return startApi(config, logger, harness.masterKey);
 }
 
 /** A valid endpoint input; override what a test is about. */

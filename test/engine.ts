@@ -6,7 +6,7 @@
  * reach another service only through it.
  */
 import { createRedisConnection, type QueueShards, type RedisConnection, type RedisTarget } from '@kairos/queue';
-import { createLogger } from '@kairos/runtime';
+import { createLogger, metrics } from '@kairos/runtime';
 import { Executor, type ExecutorOptions } from '../services/executor/src/executor.js';
 import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
@@ -134,4 +134,13 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Due jobs this process's executors skipped for `reason` so far (kairos_executions_skipped_total):
+ * read before and after a scenario, the difference is what that scenario cost.
+ */
+export async function skippedRuns(reason: string): Promise<number> {
+  const { values } = await metrics.executionsSkipped.get();
+  return values.find((value) => value.labels.reason === reason)?.value ?? 0;
 }

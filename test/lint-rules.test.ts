@@ -22,7 +22,7 @@ describe('services never import each other; nothing imports a service from packa
       'services/api/src/routes/runs.ts',
       "import { Executor } from '../../../executor/src/executor.js';\nexport default Executor;",
     ],
-    ['services/scheduler/src/plan.ts', "export { Executor } from '@kairos/executor';"],
+    ['services/scheduler/src/reconcile.ts', "export { Executor } from '@kairos/executor';"],
     [
       'services/mcp/test/http.test.ts',
       "import { loadApiConfig } from '../../api/src/config.js';\nexport default loadApiConfig;",

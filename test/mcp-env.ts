@@ -6,13 +6,10 @@
  */
 import { newId } from '@kairos/core';
 import { recordAnalysisSession } from '@kairos/db';
-import { createLogger } from '@kairos/runtime';
-import { createApiHarness, type ApiHarness, type TestAccount } from './api.js';
+import { createApiHarness, startHarnessApi, type ApiHarness, type TestAccount } from './api.js';
 import { startEngine, type Engine } from './engine.js';
-import { REDIS_URL } from './env.mjs';
 import { createSignInLink } from '../services/api/src/auth/local-admin.js';
-import { loadApiConfig } from '../services/api/src/config.js';
-import { startApi, type RunningApi } from '../services/api/src/server.js';
+import type { RunningApi } from '../services/api/src/server.js';
 import { startTestServer, type TestServer } from './test-server.js';
 
 /** A JSON answer the test reads field by field (its shape is what the test asserts). */
@@ -31,23 +28,14 @@ export interface McpTestEnv {
 
 export async function startMcpTestEnv(): Promise<McpTestEnv> {
   const harness = await createApiHarness();
-  const logger = createLogger('api-mcp-test', 'error');
-  logger.silent = true;
-  const config = loadApiConfig({
-    DATABASE_URL: harness.database.url,
-    REDIS_URL,
-    KAIROS_QUEUE_PREFIX: harness.queuePrefix,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'error',
+  const api = await startHarnessApi(harness, {
     // Revocation must take effect at once (no credential cache).
     KAIROS_AUTH_CACHE_SECONDS: '0',
     // A configured identity provider (never contacted here) keeps startApi from printing the local
     // admin sign-in link; tests sign their own user in with a one-time link instead.
     KAIROS_GITHUB_CLIENT_ID: 'unused',
     KAIROS_GITHUB_CLIENT_SECRET: 'unused',
-  } as NodeJS.ProcessEnv);
-  const api = await startApi(config, logger, harness.masterKey);
+  });
   const engine = await startEngine(harness);
   const target = await startTestServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });

@@ -156,6 +156,12 @@ const HOT_QUERIES: { name: string; sql: string; values: () => unknown[]; onePart
     values: () => [one().accountId, one().endpointId],
   },
   {
+    name: 'Planner response history, 24 h (analysis.ts listResponseHistory)',
+    sql: `SELECT * FROM runs WHERE "accountId" = $1 AND "endpointId" = $2 AND source <> 'test' AND "startedAt" > $3
+          ORDER BY "startedAt" DESC, id DESC LIMIT 50`,
+    values: () => [one().accountId, one().endpointId, since(1)],
+  },
+  {
     name: 'Planner gate: the run and the one before it (analysis.ts loadAnalysisGate)',
     sql: `SELECT r.status, (SELECT p.status FROM runs p WHERE p."endpointId" = $1 AND p.source <> 'test'
                               AND p."startedAt" < r."startedAt" ORDER BY p."startedAt" DESC LIMIT 1)

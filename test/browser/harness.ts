@@ -44,6 +44,8 @@ export interface BrowserHarnessOptions {
   engine?: boolean;
   /** The person the IdP signs in (a unique one per file by default). */
   user?: Partial<IdpUser>;
+  /** false: the api is told of no identity provider (the sign-in page offers the one-time local link). */
+  identityProvider?: boolean;
 }
 
 export interface BrowserHarness {
@@ -203,14 +205,17 @@ export async function startBrowserHarness(options: BrowserHarnessOptions = {}): 
       ...options.user,
     };
     idp.state.user = user;
+    const oidc = {
+      KAIROS_OIDC_ISSUER: idp.url,
+      KAIROS_OIDC_CLIENT_ID: 'kairos-web',
+      KAIROS_OIDC_CLIENT_SECRET: 'idp-secret',
+      KAIROS_OIDC_NAME: IDP_NAME,
+    };
     const api = await createApiHarness({
       env: {
         KAIROS_WEB_DIR: WEB_DIR,
         KAIROS_PUBLIC_URL: server.url,
-        KAIROS_OIDC_ISSUER: idp.url,
-        KAIROS_OIDC_CLIENT_ID: 'kairos-web',
-        KAIROS_OIDC_CLIENT_SECRET: 'idp-secret',
-        KAIROS_OIDC_NAME: IDP_NAME,
+        ...(options.identityProvider === false ? {} : oidc),
       },
     });
     closers.unshift(() => api.close()); // last: after the server stopped answering
@@ -258,7 +263,7 @@ export async function startBrowserHarness(options: BrowserHarnessOptions = {}): 
         return created;
       },
       async accountId() {
-        const found = await api.db.prisma.user.findUniqueOrThrow({ where: { email: user.email.toLowerCase() } });
+        const found = await api.db.prisma.user.findFirstOrThrow({ where: { email: user.email.toLowerCase() } });
         return found.accountId;
       },
       request: (path, init) => requestJson(server.url, path, init),

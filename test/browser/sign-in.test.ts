@@ -2,6 +2,7 @@
  * Signing in and out in a real browser: the UI's "Sign in with …" button goes through the local
  * OpenID Connect provider and back to the page asked for; "Sign out" ends the session.
  */
+import { axeViolations, collectConsoleErrors } from './a11y.js';
 import { screenshot, startBrowserHarness, waitFor, WAIT_MS, type BrowserHarness } from './harness.js';
 
 let h: BrowserHarness;
@@ -16,6 +17,18 @@ const sessionStatus = () =>
   h.page.evaluate(async () => (await fetch('/api/auth/session', { credentials: 'same-origin' })).status);
 
 describe('sign-in', () => {
+  it('a signed-out visit is a normal answer: no console error, a page title, no axe violation (issue #56)', async () => {
+    const { page } = h;
+    const logged = collectConsoleErrors(page);
+    await page.goto(h.url('/jobs'));
+    await page.getByRole('link', { name: 'Sign in with Test IdP' }).waitFor({ state: 'visible' });
+    await page.waitForLoadState('networkidle', { timeout: 2000 }).catch(() => undefined);
+    logged.stop();
+    expect(logged.errors).toEqual([]);
+    expect(await page.title()).toBe('Sign in · Kairos');
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
   it('shows the sign-in page when signed out, and signs in through the IdP back to the page asked for', async () => {
     const { page } = h;
     await page.goto(h.url('/settings'));
@@ -40,7 +53,7 @@ describe('sign-in', () => {
     await expect(page.getByRole('banner').getByText(h.user.name, { exact: true }).isVisible()).resolves.toBe(true);
 
     // First sign-in created the user and the account.
-    const user = await h.api.db.prisma.user.findUniqueOrThrow({ where: { email: h.user.email } });
+    const user = await h.api.db.prisma.user.findFirstOrThrow({ where: { email: h.user.email } });
     expect(user.name).toBe(h.user.name);
 
     // Client-side navigation keeps the session.
@@ -75,5 +88,25 @@ describe('sign-in', () => {
     expect(new URL(h.page.url()).pathname).toBe('/jobs');
     expect(await h.api.db.prisma.user.count({ where: { email: h.user.email } })).toBe(1);
     expect(await h.api.db.prisma.account.count()).toBe(1);
+  });
+});
+
+describe('sign-in without an identity provider', () => {
+  let local: BrowserHarness;
+  beforeAll(async () => {
+    local = await startBrowserHarness({ identityProvider: false });
+  }, 60_000);
+  afterAll(() => local?.close());
+
+  it('says how to get a new one-time link with the CLI, not to restart the server (issue #56)', async () => {
+    const { page } = local;
+    await page.goto(local.url('/'));
+    const note = page.getByText('No identity provider is configured', { exact: false });
+    await note.waitFor();
+    const text = (await note.textContent()) ?? '';
+    expect(text).toContain('pnpm kairos login-link');
+    expect(text).not.toMatch(/restart/i);
+    expect(await page.getByRole('link', { name: /^Sign in with/ }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
   });
 });

@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   CONFLICT: 409,
   /** The request body exceeds the size limit. */
   PAYLOAD_TOO_LARGE: 413,
+  /** The request's headers exceed their size bound (answered by the HTTP server itself). */
+  HEADERS_TOO_LARGE: 431,
   /** An account quota (jobs, endpoints, runs, AI tokens) would be exceeded. */
   QUOTA_EXCEEDED: 403,
   RATE_LIMITED: 429,

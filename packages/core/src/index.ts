@@ -8,3 +8,4 @@ export * from './signing/index.js';
 export * from './tiers.js';
 export * from './planner/index.js';
 export * from './storable.js';
+export * from './rules/index.js';

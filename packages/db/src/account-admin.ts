@@ -35,10 +35,12 @@ export async function getAccountUsage(db: Database, accountId: string, since: Da
   return { jobs, endpoints, runs };
 }
 
-export type AccountWithUsers = Account & { users: { id: string; email: string; role: UserRole }[] };
+export type AccountWithUsers = Account & {
+  users: { id: string; email: string; emailVerified: boolean; role: UserRole }[];
+};
 
 const withUsers = {
-  users: { select: { id: true, email: true, role: true }, orderBy: { createdAt: 'asc' } },
+  users: { select: { id: true, email: true, emailVerified: true, role: true }, orderBy: { createdAt: 'asc' } },
 } as const;
 
 export async function listAccounts(

@@ -6,6 +6,11 @@ import { SIGNING_KEY_INFO, newSigningKey, type SigningKeyInfo } from './signing-
 
 export interface CreateAccountInput {
   email: string;
+  /**
+   * The address is proved: an identity provider verified it, or an operator creates the user. Default
+   * false: a sign-in through another identity never links to an unverified user (auth/sign-in.ts).
+   */
+  emailVerified?: boolean;
   name?: string;
   tier?: Tier;
   operator?: boolean;
@@ -56,6 +61,7 @@ export async function createAccount(
           id: userId,
           accountId,
           email: input.email.toLowerCase(),
+          emailVerified: input.emailVerified ?? false,
           name: input.name ?? null,
           role: input.operator ? 'operator' : 'member',
         },

@@ -34,6 +34,8 @@ export interface AnalysisGateRow {
   nextAnalysisAt: Date | null;
   failureCount: number;
   aiSchedulingEnabled: boolean;
+  /** An operator disabled the account (accounts.disabledAt): nothing is analysed. */
+  accountDisabled: boolean;
   aiShadowMode: boolean;
   tier: Tier;
   quotaOverrides: unknown;
@@ -58,7 +60,7 @@ export async function loadAnalysisGate(
   const { rows } = await db.pool.query<AnalysisGateRow>(
     `SELECT e.id AS "endpointId", e."accountId", e."jobId", j.status AS "jobStatus", e."archivedAt",
             e."lastAnalysisAt", e."nextAnalysisAt", e."failureCount",
-            a."aiSchedulingEnabled", a."aiShadowMode", a.tier, a."quotaOverrides", a."aiTokensUsed", a."aiPeriodStartedAt",
+            a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled", a."aiShadowMode", a.tier, a."quotaOverrides", a."aiTokensUsed", a."aiPeriodStartedAt",
             r.status AS "runStatus",
             (SELECT p.status FROM runs p
               WHERE p."endpointId" = e.id AND p.source <> 'test' AND p."startedAt" < r."startedAt"
@@ -183,6 +185,24 @@ async function summariseRuns(db: Database, endpointId: string, now: Date, sinceH
 export async function listRecentRuns(db: Database, accountId: string, endpointId: string, limit: number) {
   return db.prisma.run.findMany({
     where: { accountId, endpointId },
+    orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
+    take: limit,
+  });
+}
+
+/**
+ * The planner's response history: the endpoint's scheduled runs (no test runs: they say nothing of
+ * the schedule) that started after `since`, newest first, at most `limit`.
+ */
+export async function listResponseHistory(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  since: Date,
+  limit: number,
+) {
+  return db.prisma.run.findMany({
+    where: { accountId, endpointId, source: { not: 'test' }, startedAt: { gt: since } },
     orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
     take: limit,
   });

@@ -31,9 +31,12 @@ export function createDatabase({ url, poolMax = 10 }: DatabaseOptions): Database
     // Idle connections do not keep a process alive: a script that forgets close() still ends.
     allowExitOnIdle: true,
   });
-  // An idle client losing its connection (PostgreSQL restarted, idle_session_timeout) must not crash
-  // the process; the pool replaces it.
+  // A client losing its connection (PostgreSQL restarted, idle_session_timeout) must not crash the
+  // process: idle, the pool reports it here and replaces it; checked out (a transaction, a sweep's
+  // advisory lock), its holder's next query fails and the pool drops it on release. pg emits 'error'
+  // on the client either way, and an 'error' event without a listener ends a Node.js process.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   return {
     prisma,

@@ -14,6 +14,19 @@ export async function createDeviceCode(
   return db.prisma.deviceCode.create({ data: { id: newId(), ...input } });
 }
 
+/** Requests not yet decided nor expired across all clients, and when the first of them expires. */
+export async function countPendingDeviceCodes(
+  db: Database,
+  now: Date,
+): Promise<{ count: number; firstExpiresAt: Date | null }> {
+  const pending = await db.prisma.deviceCode.aggregate({
+    where: { status: 'pending', expiresAt: { gt: now } },
+    _count: { _all: true },
+    _min: { expiresAt: true },
+  });
+  return { count: pending._count._all, firstExpiresAt: pending._min.expiresAt };
+}
+
 /** Deletes codes that expired more than `graceMs` ago (their user codes become reusable). */
 export async function deleteExpiredDeviceCodes(db: Database, now: Date, graceMs: number): Promise<number> {
   const { count } = await db.prisma.deviceCode.deleteMany({

@@ -1,4 +1,4 @@
-import { AppError, newId, notFound, type EndpointConfig } from '@kairos/core';
+import { AppError, newId, notFound, type EndpointConfig, type ResponseRule } from '@kairos/core';
 import type { Database } from './client.js';
 import type { Endpoint, Job } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
@@ -25,6 +25,8 @@ function configData(config: EndpointConfig) {
     maxResponseSizeKb: config.maxResponseSizeKb,
     retry: jsonOrNull(config.retry),
     propagateTrace: config.propagateTrace,
+    successWhen: jsonOrNull(config.successWhen),
+    rules: jsonOrNull(config.rules),
     headers: jsonOrNull(config.headers),
     body: jsonOrNull(config.body),
   };
@@ -48,6 +50,8 @@ export function endpointConfig(endpoint: Endpoint): EndpointConfig {
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     retry: (endpoint.retry as EndpointConfig['retry']) ?? null,
     propagateTrace: endpoint.propagateTrace,
+    successWhen: (endpoint.successWhen as EndpointConfig['successWhen']) ?? null,
+    rules: (endpoint.rules as EndpointConfig['rules']) ?? null,
     headers: (endpoint.headers as Record<string, string> | null) ?? null,
     body: (endpoint.body as EndpointConfig['body']) ?? null,
   };
@@ -106,30 +110,55 @@ export async function listEndpoints(
   return { endpoints, total };
 }
 
+/**
+ * The job's endpoints that are not archived, with their response rules: what a rule's runEndpoint may
+ * name and the chains it may join (core's checkResponseRules).
+ */
+export async function listJobRules(
+  db: Database,
+  accountId: string,
+  jobId: string,
+): Promise<{ id: string; rules: ResponseRule[] | null }[]> {
+  const endpoints = await db.prisma.endpoint.findMany({
+    where: { accountId, jobId, archivedAt: null },
+    select: { id: true, rules: true },
+  });
+  return endpoints.map((endpoint) => ({ id: endpoint.id, rules: (endpoint.rules as ResponseRule[] | null) ?? null }));
+}
+
+/** An endpoint's interval hint removed (a PATCH to cron, replaced rules, DELETE hints). */
+export const CLEARED_INTERVAL_HINT = {
+  hintIntervalMs: null,
+  hintIntervalExpiresAt: null,
+  hintIntervalReason: null,
+  hintIntervalOrigin: null,
+  hintIntervalSetAt: null,
+} as const;
+
+/**
+ * Stores a new configuration. `clearIntervalHint`: any interval hint goes (the endpoint is on cron
+ * now); `clearRuleIntervalHint`: an interval hint a response rule set goes (the rules were replaced:
+ * the next run's rules decide again).
+ */
 export async function updateEndpoint(
   db: Database,
   accountId: string,
   endpointId: string,
   config: EndpointConfig,
-  options: { clearIntervalHint: boolean },
+  options: { clearIntervalHint: boolean; clearRuleIntervalHint?: boolean },
 ): Promise<EndpointWithJob> {
   const { count } = await db.prisma.endpoint.updateMany({
     where: { id: endpointId, accountId, archivedAt: null },
-    data: {
-      ...configData(config),
-      ...(options.clearIntervalHint
-        ? {
-            hintIntervalMs: null,
-            hintIntervalExpiresAt: null,
-            hintIntervalReason: null,
-            hintIntervalOrigin: null,
-            hintIntervalSetAt: null,
-          }
-        : {}),
-    },
+    data: { ...configData(config), ...(options.clearIntervalHint ? CLEARED_INTERVAL_HINT : {}) },
   });
   if (count === 0) {
     await assertEditable(db, accountId, endpointId);
+  }
+  if (options.clearRuleIntervalHint) {
+    await db.prisma.endpoint.updateMany({
+      where: { id: endpointId, accountId, hintIntervalOrigin: 'rule' },
+      data: CLEARED_INTERVAL_HINT,
+    });
   }
   return getEndpoint(db, accountId, endpointId);
 }

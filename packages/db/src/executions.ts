@@ -3,7 +3,14 @@
  * statements on the hot path (ORM statements ran at about half the speed of raw SQL: measured 2026-11-21, 2 cores);
  * recording takes many runs per statement.
  */
-import type { JitterInput, RetrySettings, RunAttemptRecord, ScheduleInput } from '@kairos/core';
+import {
+  RULE_RUN_TTL_MS,
+  type JitterInput,
+  type RetrySettings,
+  type RuleOutcome,
+  type RunAttemptRecord,
+  type ScheduleInput,
+} from '@kairos/core';
 import type { Database } from './client.js';
 import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
 
@@ -44,6 +51,14 @@ export interface ExecutionTarget {
   quotaOverrides: unknown;
   /** The account's AI scheduling setting: only then is a recorded run announced to the planner. */
   aiSchedulingEnabled: boolean;
+  /** An operator disabled the account (accounts.disabledAt): its runs are skipped at admission. */
+  accountDisabled: boolean;
+  /**
+   * The endpoint's response rules as JSON text, { successWhen, rules, minIntervalMs, maxIntervalMs };
+   * null when it has neither field (then nothing is parsed: services/executor/src/response-rules.ts
+   * compiles the text once and keeps it by the text).
+   */
+  responseRules: string | null;
 }
 
 /** The target's times, read as epoch milliseconds and made Dates here (epoch-ms.ts). */
@@ -63,7 +78,11 @@ const SELECT_TARGETS = `
          ${epochMs('e."lastRunAt"', 'lastRunAt')}, ${epochMs('e."lastScheduledAt"', 'lastScheduledAt')},
          k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
          ${epochMs('k."previousExpiresAt"', 'previousSigningKeyExpiresAt')},
-         a.tier, a."quotaOverrides", a."aiSchedulingEnabled"
+         a.tier, a."quotaOverrides", a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled",
+         CASE WHEN e."successWhen" IS NOT NULL OR e.rules IS NOT NULL
+              THEN jsonb_build_object('successWhen', e."successWhen", 'rules', e.rules,
+                                      'minIntervalMs', e."minIntervalMs", 'maxIntervalMs', e."maxIntervalMs")::text
+         END AS "responseRules"
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
     JOIN accounts a ON a.id = e."accountId"
@@ -146,6 +165,10 @@ export interface RunOutcome {
   attempt: number;
   /** Every HTTP call of the run when its endpoint has retry set (core's RunAttemptRecord); else null. */
   attempts?: RunAttemptRecord[] | null;
+  /** The endpoint's response rules that matched (a Test now run's too); absent when it has none. */
+  rulesMatched?: string[];
+  /** What those rules do (scheduled runs only): written by the record statement; absent without rules. */
+  ruleOutcome?: RuleOutcome;
 }
 
 /** PostgreSQL's SQLSTATE for a unique index refusing a row (here: a run id recorded already). */
@@ -161,28 +184,42 @@ const timeIn = (column: 'scheduledAt' | 'startedAt' | 'completedAt') => `${fromE
  * (runsJson of 100 runs: 3.5–3.6 against 1.2 µs of CPU a run; 200 runs through json_to_recordset,
  * the backend's CPU from /proc; bench/results.md session 21). Milliseconds are the columns' precision.
  */
-const RUNS_FROM_JSON = `
+const runsFromJson = (withRules: boolean) => `
   SELECT id, "accountId", "endpointId", source, status,
          ${timeIn('scheduledAt')}, ${timeIn('startedAt')}, ${timeIn('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
-         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
+         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts${withRules ? RULE_COLUMNS : ''}
     FROM json_to_recordset($1::json) AS r(
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" bigint,
     "startedAt" bigint, "completedAt" bigint, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
-    "errorMessage" text, attempt int, attempts jsonb)`;
+    "errorMessage" text, attempt int, attempts jsonb${withRules ? RULE_COLUMN_TYPES : ''})`;
+
+/**
+ * The response rules' part of a run (runsJson, only for endpoints that have rules): its matched
+ * names, and what the rules do to the endpoint (RuleOutcome flattened). A batch whose runs have no
+ * rules is written without these columns: endpoints without rules pay nothing for them.
+ */
+const RULE_COLUMNS = `, "rulesMatched", "ruleEvaluated", "ruleIntervalMs", "ruleIntervalRule",
+         ${fromEpochMs('"ruleIntervalExpiresAt"')} AS "ruleIntervalExpiresAt", "rulePauseRule",
+         ${fromEpochMs('"rulePauseUntil"')} AS "rulePauseUntil", "ruleStartsChain"`;
+const RULE_COLUMN_TYPES = `, "rulesMatched" text[], "ruleEvaluated" boolean, "ruleIntervalMs" int,
+    "ruleIntervalRule" text, "ruleIntervalExpiresAt" bigint, "rulePauseRule" text, "rulePauseUntil" bigint,
+    "ruleStartsChain" boolean`;
 
 /**
  * Inserts the rows of `input` (RUNS_FROM_JSON). `skipRecorded`: a run id already recorded is left alone
  * (ON CONFLICT DO NOTHING); without it such a run fails the whole statement (unique_violation).
  */
-const insertRunsFromInput = (skipRecorded: boolean) => `
+const insertRunsFromInput = (skipRecorded: boolean, withRules: boolean) => `
   INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
                     "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts)
+                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
+                    ${withRules ? ', "rulesMatched"' : ''})
   SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
          "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
+         ${withRules ? ', "rulesMatched"' : ''}
     FROM input
   ${skipRecorded ? 'ON CONFLICT (id) DO NOTHING' : ''}
   RETURNING id`;
@@ -200,28 +237,63 @@ export interface RecordedRuns {
 }
 
 /**
+ * What a run's rules do to its endpoint, in the record statement (core's applyRules decided it; the
+ * backtest replays the same, packages/core/src/rules/backtest.ts):
+ * - a matching interval rule sets the interval hint (origin rule, the rule's name as reason), or
+ *   renews it: the same rule's hint keeps its hintIntervalSetAt, the time it started to match;
+ * - a run its rules evaluated that matched no interval rule ends a hint a rule set (never one a
+ *   user or the planner set: the latest decision wins, and theirs came later);
+ * - a matching pause rule pauses the endpoint until its end, unless a longer pause is in force;
+ * - a run whose rules start a chain (runEndpoint) marks its endpoint with the chain (chainRuns),
+ *   unless the run is itself a chain's (source rule): it passes on the chain it belongs to.
+ */
+const ruleInterval = (column: string, value: string) =>
+  `"${column}" = CASE WHEN r."ruleIntervalMs" IS NOT NULL THEN ${value}
+                      WHEN r."ruleEvaluated" AND e."hintIntervalOrigin" = 'rule' THEN NULL
+                      ELSE e."${column}" END`;
+const RULE_PAUSES = `r."rulePauseUntil" IS NOT NULL AND (e."pausedUntil" IS NULL OR e."pausedUntil" < r."rulePauseUntil")`;
+const RULE_SETS = `,
+            ${ruleInterval('hintIntervalMs', 'r."ruleIntervalMs"')},
+            ${ruleInterval('hintIntervalExpiresAt', 'r."ruleIntervalExpiresAt"')},
+            ${ruleInterval('hintIntervalReason', 'r."ruleIntervalRule"')},
+            ${ruleInterval('hintIntervalOrigin', `'rule'::"ChangeOrigin"`)},
+            ${ruleInterval(
+              'hintIntervalSetAt',
+              `CASE WHEN e."hintIntervalOrigin" = 'rule' AND e."hintIntervalReason" = r."ruleIntervalRule"
+                         AND e."hintIntervalExpiresAt" > r."startedAt"
+                    THEN e."hintIntervalSetAt" ELSE r."completedAt" END`,
+            )},
+            "pausedUntil" = CASE WHEN ${RULE_PAUSES} THEN r."rulePauseUntil" ELSE e."pausedUntil" END,
+            "pauseReason" = CASE WHEN ${RULE_PAUSES} THEN r."rulePauseRule" ELSE e."pauseReason" END,
+            "pauseOrigin" = CASE WHEN ${RULE_PAUSES} THEN 'rule'::"ChangeOrigin" ELSE e."pauseOrigin" END,
+            "autoPausedAt" = CASE WHEN ${RULE_PAUSES} THEN NULL ELSE e."autoPausedAt" END,
+            "ruleChainId" = CASE WHEN r."ruleStartsChain" AND r.source <> 'rule' THEN r.id ELSE e."ruleChainId" END`;
+
+/**
  * The record statement: the runs inserted (insertRunsFromInput) and each inserted run's endpoint
  * advanced. RETURNING reads the endpoint's new row: failureCount after this run.
  */
-const recordStatement = (skipRecorded: boolean) => `WITH input AS (${RUNS_FROM_JSON}),
-     inserted AS (${insertRunsFromInput(skipRecorded)})
+const recordStatement = (skipRecorded: boolean, withRules: boolean) => `WITH input AS (${runsFromJson(withRules)}),
+     inserted AS (${insertRunsFromInput(skipRecorded, withRules)})
      UPDATE endpoints e
         SET "failureCount" = CASE WHEN r.status = 'success' THEN 0 ELSE e."failureCount" + 1 END,
             "lastStatus" = r.status,
             "lastRunAt" = r."startedAt",
             "lastScheduledAt" = r."scheduledAt",
-            "hintOneShotAt" = CASE WHEN r.source = 'ai-oneshot' THEN NULL ELSE e."hintOneShotAt" END,
-            "hintOneShotExpiresAt" = CASE WHEN r.source = 'ai-oneshot' THEN NULL ELSE e."hintOneShotExpiresAt" END,
-            "hintOneShotReason" = CASE WHEN r.source = 'ai-oneshot' THEN NULL ELSE e."hintOneShotReason" END,
-            "hintOneShotOrigin" = CASE WHEN r.source = 'ai-oneshot' THEN NULL ELSE e."hintOneShotOrigin" END,
-            "hintOneShotSetAt" = CASE WHEN r.source = 'ai-oneshot' THEN NULL ELSE e."hintOneShotSetAt" END
+            "hintOneShotAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotAt" END,
+            "hintOneShotExpiresAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotExpiresAt" END,
+            "hintOneShotReason" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotReason" END,
+            "hintOneShotOrigin" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotOrigin" END,
+            "hintOneShotSetAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotSetAt" END
+            ${withRules ? RULE_SETS : ''}
        FROM inserted i JOIN input r ON r.id = i.id
       WHERE e.id = r."endpointId"
      RETURNING r.id, e.id AS "endpointId",
                (e."failureCount" > 0 OR e."failingSince" IS NOT NULL) AS "transitionCandidate"`;
 
-const RECORD = recordStatement(false);
-const RECORD_SKIPPING_RECORDED = recordStatement(true);
+/** The four statements: [skipRecorded][withRules]. */
+const RECORD = [recordStatement(false, false), recordStatement(false, true)] as const;
+const RECORD_SKIPPING_RECORDED = [recordStatement(true, false), recordStatement(true, true)] as const;
 
 type RecordedRow = { id: string; endpointId: string; transitionCandidate: boolean };
 
@@ -240,19 +312,21 @@ type RecordedRow = { id: string; endpointId: string; transitionCandidate: boolea
  */
 export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Promise<RecordedRuns> {
   if (runs.length === 0) return { ids: new Set(), transitionCandidates: [] };
-  const values = [runsJson(runs)];
+  const withRules = hasRules(runs);
+  const values = [runsJson(runs, withRules)];
+  const variant = withRules ? 1 : 0;
   let rows: RecordedRow[];
   try {
     ({ rows } = await db.pool.query<RecordedRow>({
-      name: 'record-scheduled-runs',
-      text: RECORD,
+      name: withRules ? 'record-scheduled-runs-with-rules' : 'record-scheduled-runs',
+      text: RECORD[variant],
       values,
     }));
   } catch (error) {
     if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
     ({ rows } = await db.pool.query<RecordedRow>({
-      name: 'record-scheduled-runs-again',
-      text: RECORD_SKIPPING_RECORDED,
+      name: withRules ? 'record-scheduled-runs-with-rules-again' : 'record-scheduled-runs-again',
+      text: RECORD_SKIPPING_RECORDED[variant],
       values,
     }));
   }
@@ -268,8 +342,9 @@ export async function recordScheduledRun(db: Database, run: RunOutcome): Promise
 }
 
 /**
- * A planned slot that did not run (the account's runs quota is exhausted): the endpoint moves past
- * it, so the next recompute plans the following slot instead of the same overdue one.
+ * A planned slot that did not run (the account's runs quota is exhausted, or the account is disabled):
+ * the endpoint moves past it, so the next recompute plans the following slot instead of the same
+ * overdue one.
  */
 export async function recordSkippedSlot(
   db: Database,
@@ -277,11 +352,77 @@ export async function recordSkippedSlot(
   scheduleVersion: number,
   scheduledAt: Date,
 ): Promise<void> {
-  await db.pool.query(`UPDATE endpoints SET "lastScheduledAt" = $3 WHERE id = $1 AND "scheduleVersion" = $2`, [
-    endpointId,
-    scheduleVersion,
-    scheduledAt,
-  ]);
+  await recordSkippedSlots(db, [{ endpointId, scheduleVersion, scheduledAt }]);
+}
+
+/** Many skipped slots (recordSkippedSlot) in one statement: a disabled account's batch of due jobs. */
+export async function recordSkippedSlots(
+  db: Database,
+  slots: { endpointId: string; scheduleVersion: number; scheduledAt: Date }[],
+): Promise<void> {
+  if (slots.length === 0) return;
+  await db.pool.query(
+    `UPDATE endpoints e SET "lastScheduledAt" = s."scheduledAt"
+       FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS s(id, "scheduleVersion", "scheduledAt")
+      WHERE e.id = s.id AND e."scheduleVersion" = s."scheduleVersion"`,
+    [
+      slots.map((slot) => slot.endpointId),
+      slots.map((slot) => slot.scheduleVersion),
+      slots.map((slot) => slot.scheduledAt),
+    ],
+  );
+}
+
+/**
+ * One run of each endpoint a recorded run's runEndpoint rules name, started now: a one-shot hint with
+ * origin rule (its run has source rule; the sibling's minIntervalMs still holds, and the request lapses
+ * after RULE_RUN_TTL_MS), marked schedule-dirty in the same statement (the caller then tells the
+ * scheduler). A chain runs an endpoint once: each sibling remembers the chain that last asked for it
+ * (ruleChainId, the id of the chain's first run: a run with source rule passes its endpoint's chain
+ * on), so a second request of the same chain, by a diamond or a loop that validation could not see
+ * (two edits racing), is dropped. Only siblings: same job and account, not archived, not the run's
+ * own endpoint. A separate statement, and only for runs whose rules ask for one: one statement may
+ * not update a row twice, and a sibling may be in the same batch. Returns the endpoints asked to run.
+ */
+export async function chainRuns(db: Database, runs: RunOutcome[]): Promise<string[]> {
+  const asking = runs.filter((run) => (run.ruleOutcome?.runEndpoints.length ?? 0) > 0);
+  if (asking.length === 0) return [];
+  const { rows } = await db.pool.query<{ id: string }>(
+    `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json)
+           AS r(id uuid, "endpointId" uuid, source text, "completedAt" bigint, targets uuid[], rules text[])
+     ), asked AS (
+       SELECT DISTINCT ON (t.target) t.target, t.rule, src.name AS "fromName", src."jobId", src."accountId",
+              ${fromEpochMs('r."completedAt"')} AS at,
+              CASE WHEN r.source = 'rule' THEN COALESCE(src."ruleChainId", r.id) ELSE r.id END AS chain
+         FROM input r JOIN endpoints src ON src.id = r."endpointId",
+              unnest(r.targets, r.rules) AS t(target, rule)
+        WHERE t.target <> src.id
+        ORDER BY t.target, r."completedAt"
+     )
+     UPDATE endpoints s
+        SET "hintOneShotAt" = a.at, "hintOneShotExpiresAt" = a.at + $2 * interval '1 millisecond',
+            "hintOneShotReason" = format('rule ''%s'' of endpoint "%s"', a.rule, a."fromName"),
+            "hintOneShotOrigin" = 'rule', "hintOneShotSetAt" = a.at, "ruleChainId" = a.chain, "scheduleDirtyAt" = a.at
+       FROM asked a
+      WHERE s.id = a.target AND s."jobId" = a."jobId" AND s."accountId" = a."accountId" AND s."archivedAt" IS NULL
+        AND s."ruleChainId" IS DISTINCT FROM a.chain
+     RETURNING s.id`,
+    [
+      JSON.stringify(
+        asking.map((run) => ({
+          id: run.id,
+          endpointId: run.endpointId,
+          source: run.source,
+          completedAt: run.completedAt.getTime(),
+          targets: run.ruleOutcome!.runEndpoints.map((target) => target.endpointId),
+          rules: run.ruleOutcome!.runEndpoints.map((target) => target.rule),
+        })),
+      ),
+      RULE_RUN_TTL_MS,
+    ],
+  );
+  return rows.map((row) => row.id);
 }
 
 /** Records a test execution: a run with source "test" and no change to the endpoint's state. */
@@ -294,21 +435,39 @@ export async function recordTestRun(db: Database, run: RunOutcome): Promise<void
  * durable run (bench/run.ts). A run id already recorded is left alone.
  */
 export async function insertRunRows(db: Database, runs: RunOutcome[]): Promise<void> {
-  await db.pool.query(`WITH input AS (${RUNS_FROM_JSON}) ${insertRunsFromInput(true)}`, [runsJson(runs)]);
+  const withRules = hasRules(runs);
+  await db.pool.query(`WITH input AS (${runsFromJson(withRules)}) ${insertRunsFromInput(true, withRules)}`, [
+    runsJson(runs, withRules),
+  ]);
 }
 
+const hasRules = (runs: RunOutcome[]) => runs.some((run) => run.rulesMatched !== undefined);
+
 /**
- * Runs as the JSON array RUNS_FROM_JSON reads: times as epoch milliseconds, a body as a JSON value
- * (jsonb keeps it as is).
+ * Runs as the JSON array runsFromJson reads: times as epoch milliseconds, a body as a JSON value
+ * (jsonb keeps it as is), and with rules their columns (RULE_COLUMNS).
  */
-function runsJson(runs: RunOutcome[]): string {
+function runsJson(runs: RunOutcome[], withRules: boolean): string {
   return JSON.stringify(
-    runs.map((run) => ({
+    runs.map(({ ruleOutcome, ...run }) => ({
       ...run,
       scheduledAt: run.scheduledAt.getTime(),
       startedAt: run.startedAt.getTime(),
       completedAt: run.completedAt.getTime(),
       responseBody: run.responseBody ?? null,
+      ...(withRules && ruleOutcome ? ruleColumns(ruleOutcome) : {}),
     })),
   );
+}
+
+function ruleColumns(outcome: RuleOutcome) {
+  return {
+    ruleEvaluated: true,
+    ruleIntervalMs: outcome.interval?.intervalMs ?? null,
+    ruleIntervalRule: outcome.interval?.rule ?? null,
+    ruleIntervalExpiresAt: outcome.interval?.expiresAtMs ?? null,
+    rulePauseRule: outcome.pause?.rule ?? null,
+    rulePauseUntil: outcome.pause?.untilMs ?? null,
+    ruleStartsChain: outcome.runEndpoints.length > 0,
+  };
 }

@@ -25,8 +25,38 @@ export async function findUserByIdentity(
   return identity?.user ?? null;
 }
 
+/**
+ * The user with this address: the one who proved it (emailVerified), else the one who did not. An
+ * address has at most one of each (prisma/schema.prisma, User).
+ */
 export async function findUserByEmail(db: Database, email: string): Promise<UserWithAccount | null> {
-  return db.prisma.user.findUnique({ where: { email: email.toLowerCase() }, include: withAccount });
+  return db.prisma.user.findFirst({
+    where: { email: email.toLowerCase() },
+    orderBy: { emailVerified: 'desc' },
+    include: withAccount,
+  });
+}
+
+/** The user who proved this address (an identity provider verified it, or an operator created the user). */
+export async function findVerifiedUserByEmail(db: Database, email: string): Promise<UserWithAccount | null> {
+  return db.prisma.user.findUnique({
+    where: { email_emailVerified: { email: email.toLowerCase(), emailVerified: true } },
+    include: withAccount,
+  });
+}
+
+/**
+ * Records that the user's address is now verified (its own identity's provider vouched for it).
+ * False when another user already holds the address verified: this one stays unverified.
+ */
+export async function markEmailVerified(db: Database, userId: string): Promise<boolean> {
+  try {
+    await db.prisma.user.update({ where: { id: userId }, data: { emailVerified: true } });
+    return true;
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') return false;
+    throw error;
+  }
 }
 
 export async function getUserWithAccount(db: Database, userId: string): Promise<UserWithAccount | null> {
@@ -46,9 +76,9 @@ export async function recordSignIn(db: Database, userId: string, at: Date): Prom
   await db.prisma.user.update({ where: { id: userId }, data: { lastLoginAt: at } });
 }
 
-/** Operator CLI. Returns null when no user has that email. */
+/** Operator CLI: the user findUserByEmail finds. Returns null when no user has that email. */
 export async function setUserRole(db: Database, email: string, role: UserRole): Promise<User | null> {
-  const user = await db.prisma.user.findUnique({ where: { email: email.toLowerCase() } });
+  const user = await findUserByEmail(db, email);
   if (!user) return null;
   return db.prisma.user.update({ where: { id: user.id }, data: { role } });
 }

@@ -21,6 +21,7 @@ export {
   getAnalysisSession,
   listAnalysisSessions,
   listRecentRuns,
+  listResponseHistory,
   loadAnalysisGate,
   loadPlannerContext,
   loadSiblingSnapshots,
@@ -45,6 +46,8 @@ export {
   getNotificationChannel,
   listNotificationChannels,
   listNotifications,
+  listVerifiedUserEmails,
   raiseEndpointEvent,
   raiseTestNotification,
+  type EmailRecipientsPlan,
 } from './notifications.js';

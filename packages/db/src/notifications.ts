@@ -37,28 +37,78 @@ export type { Notification, NotificationChannel };
  */
 const AUTO_PAUSE_MS = 10 * 365 * 24 * 3600 * 1000;
 
+/**
+ * An email channel's recipients as created: those that receive at once (the account's verified users)
+ * and a confirmation mail's payload for each of the others (double opt-in), raised with the channel.
+ */
+export interface EmailRecipientsPlan {
+  /** The channel's id, chosen by the caller: the confirmation links name it. */
+  channelId: string;
+  confirmedRecipients: string[];
+  confirmations: NotificationPayload[];
+}
+
+/** The new channel, and the ids of the confirmation notifications raised with it (to enqueue). */
 export async function createNotificationChannel(
   db: Database,
   accountId: string,
   input: CreateNotificationChannelInput,
-): Promise<NotificationChannel> {
+  email?: EmailRecipientsPlan,
+): Promise<{ channel: NotificationChannel; confirmationIds: string[] }> {
   const count = await db.prisma.notificationChannel.count({ where: { accountId } });
   if (count >= NOTIFICATION_LIMITS.channelsMax) {
     throw new AppError('CONFLICT', `an account has at most ${NOTIFICATION_LIMITS.channelsMax} notification channels`, {
       limit: NOTIFICATION_LIMITS.channelsMax,
     });
   }
-  return db.prisma.notificationChannel.create({
-    data: {
-      id: newId(),
-      accountId,
-      name: input.name,
-      type: input.type,
-      url: input.type === 'email' ? null : input.url,
-      recipients: input.type === 'email' ? input.recipients : [],
-      events: input.events ?? [],
-    },
+  const id = email?.channelId ?? newId();
+  const confirmations = (email?.confirmations ?? []).map((payload) =>
+    notificationRow({ accountId, endpointId: null, payload }, id),
+  );
+  const channel = await db.prisma.$transaction(async (tx) => {
+    const created = await tx.notificationChannel.create({
+      data: {
+        id,
+        accountId,
+        name: input.name,
+        type: input.type,
+        url: input.type === 'email' ? null : input.url,
+        recipients: input.type === 'email' ? input.recipients : [],
+        confirmedRecipients: input.type === 'email' ? (email?.confirmedRecipients ?? []) : [],
+        events: input.events ?? [],
+      },
+    });
+    if (confirmations.length > 0) await tx.notification.createMany({ data: confirmations });
+    return created;
   });
+  return { channel, confirmationIds: confirmations.map((row) => row.id) };
+}
+
+/** The addresses of the account's users whose address is verified (lower case): recipients confirmed at once. */
+export async function listVerifiedUserEmails(db: Database, accountId: string): Promise<string[]> {
+  const users = await db.prisma.user.findMany({ where: { accountId, emailVerified: true }, select: { email: true } });
+  return users.map((user) => user.email.toLowerCase());
+}
+
+/**
+ * A recipient followed its confirmation link (checked by the caller): it joins the channel's confirmed
+ * recipients. `unknown` when the channel is gone or no longer lists the address.
+ */
+export async function confirmRecipient(
+  db: Database,
+  channelId: string,
+  recipient: string,
+): Promise<'confirmed' | 'unknown'> {
+  const { rows } = await db.pool.query<{ id: string }>(
+    `UPDATE notification_channels
+        SET "confirmedRecipients" = CASE WHEN $2 = ANY("confirmedRecipients") THEN "confirmedRecipients"
+                                         ELSE array_append("confirmedRecipients", $2) END,
+            "updatedAt" = now()
+      WHERE id = $1::uuid AND type = 'email' AND $2 = ANY(recipients)
+      RETURNING id`,
+    [channelId, recipient],
+  );
+  return rows.length > 0 ? 'confirmed' : 'unknown';
 }
 
 export async function listNotificationChannels(
@@ -131,12 +181,17 @@ export interface RaisedEvent {
 /**
  * One notification row (status pending) per event and channel of its account that lists the event
  * (an empty events list means all of them). Returns the new rows' ids, to enqueue; none when the
- * account has no such channel (then nothing else happens).
+ * account has no such channel, or is disabled (then nothing else happens).
  */
 export async function raiseNotifications(db: Database, events: RaisedEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const channels = await db.prisma.notificationChannel.findMany({
-    where: { accountId: { in: [...new Set(events.map((event) => event.accountId))] } },
+    where: {
+      accountId: { in: [...new Set(events.map((event) => event.accountId))] },
+      account: { disabledAt: null },
+      // An email channel none of whose recipients has confirmed yet sends nothing.
+      OR: [{ type: { not: 'email' } }, { confirmedRecipients: { isEmpty: false } }],
+    },
     select: { id: true, accountId: true, events: true },
   });
   const rows: Prisma.NotificationCreateManyInput[] = [];
@@ -159,6 +214,13 @@ export async function raiseTestNotification(
   now: Date,
 ): Promise<Notification> {
   const channel = await getNotificationChannel(db, accountId, channelId);
+  if (channel.type === 'email' && channel.confirmedRecipients.length === 0) {
+    throw new AppError(
+      'CONFLICT',
+      'no recipient of this email channel has confirmed yet: each was sent a confirmation link',
+      { pendingRecipients: channel.recipients },
+    );
+  }
   const payload: NotificationPayload = {
     type: 'test' satisfies typeof TEST_NOTIFICATION_EVENT,
     timestamp: now.toISOString(),
@@ -256,6 +318,8 @@ export async function applyEndpointTransitions(db: Database, endpointIds: string
 export interface NotificationDelivery {
   notification: Notification;
   channel: NotificationChannel | null;
+  /** An operator disabled the account since the row was raised: nothing is sent. */
+  accountDisabled: boolean;
   encryptedSigningKey: string | null;
   /** The key a rotation replaced, while the account's grace window keeps it signing (else null). */
   encryptedPreviousSigningKey: string | null;
@@ -271,7 +335,10 @@ export async function loadNotificationDelivery(
     include: {
       channel: true,
       account: {
-        select: { signingKey: { select: { encryptedKey: true, previousEncryptedKey: true, previousExpiresAt: true } } },
+        select: {
+          disabledAt: true,
+          signingKey: { select: { encryptedKey: true, previousEncryptedKey: true, previousExpiresAt: true } },
+        },
       },
     },
   });
@@ -282,6 +349,7 @@ export async function loadNotificationDelivery(
   return {
     notification: row,
     channel,
+    accountDisabled: account.disabledAt !== null,
     encryptedSigningKey: key?.encryptedKey ?? null,
     encryptedPreviousSigningKey: previousValid ? (key?.previousEncryptedKey ?? null) : null,
   };

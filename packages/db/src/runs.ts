@@ -105,3 +105,53 @@ export async function getEndpointHealth(
 export function percentOf(part: number, whole: number): number {
   return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 100;
 }
+
+/** A recorded run as the backtest replays it (core's RecordedRun). */
+export interface ReplayedRun {
+  id: string;
+  status: RunStatusValue;
+  statusCode: number | null;
+  durationMs: number;
+  responseBody: unknown;
+  responseFormat: string | null;
+  responseTruncated: boolean;
+  errorKind: string | null;
+  errorMessage: string | null;
+  startedAt: Date;
+  completedAt: Date;
+  rulesMatched: string[] | null;
+}
+
+/** Runs read per page by forEachRecordedRun: their bodies (up to maxResponseSizeKb each) are held per page only. */
+const REPLAY_PAGE = 200;
+
+/**
+ * The endpoint's latest `limit` scheduled runs (test runs left out), oldest first, handed to `visit`
+ * a page at a time, so thousands of runs with their bodies are never held at once: their ids first
+ * (the (endpointId, startedAt) index), then the rows by id. NOT_FOUND for another account's endpoint.
+ */
+export async function forEachRecordedRun(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  limit: number,
+  visit: (runs: ReplayedRun[]) => void,
+): Promise<void> {
+  await assertEndpointVisible(db, accountId, endpointId);
+  const { rows: ids } = await db.pool.query<{ id: string }>(
+    `SELECT id FROM runs WHERE "endpointId" = $1 AND "accountId" = $2 AND source <> 'test'
+      ORDER BY "startedAt" DESC, id DESC LIMIT $3`,
+    [endpointId, accountId, limit],
+  );
+  ids.reverse();
+  for (let from = 0; from < ids.length; from += REPLAY_PAGE) {
+    const { rows } = await db.pool.query<ReplayedRun>(
+      `SELECT id, status, "statusCode", "durationMs", "responseBody", "responseFormat", "responseTruncated",
+              "errorKind", "errorMessage", "startedAt", "completedAt", "rulesMatched"
+         FROM runs WHERE id = ANY($1::uuid[]) AND "accountId" = $2
+        ORDER BY "startedAt", id`,
+      [ids.slice(from, from + REPLAY_PAGE).map((row) => row.id), accountId],
+    );
+    visit(rows);
+  }
+}

@@ -4,7 +4,7 @@
  * after the planned run's due job (BullMQ) has been replaced, so two schedulers recomputing one endpoint are
  * serialised and the queue always ends up holding the job of the newest version only.
  */
-import type { JitterInput, ScheduleInput } from '@kairos/core';
+import { computeJitteredNextRun, newId, type JitterInput, type ScheduleInput } from '@kairos/core';
 import type pg from 'pg';
 import type { Database } from './client.js';
 import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
@@ -63,6 +63,7 @@ const SELECT_FOR_UPDATE = `
          e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
          e."failureCount", ${timeOut('lastScheduledAt')}, ${timeOut('lastRunAt')}, ${timeOut('createdAt')}, ${timeOut('pausedUntil')},
          e."hintIntervalMs", ${timeOut('hintIntervalExpiresAt')}, ${timeOut('hintOneShotAt')}, ${timeOut('hintOneShotExpiresAt')},
+         e."hintIntervalOrigin", e."hintOneShotOrigin",
          e."jitterMs", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
     -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned
@@ -76,6 +77,35 @@ const SELECT_FOR_UPDATE = `
    WHERE e.id = ANY($1::uuid[])
    ORDER BY e.id
      FOR UPDATE OF e`;
+
+/**
+ * What the endpoint's planned run should be, from its locked row: none when it is archived or its
+ * job is not active; otherwise the policy's next run. The scheduler's recompute decides with it, and
+ * so does a scheduling action in its own transaction (planChangedSchedule), so both plan the same run.
+ *
+ * A slot keeps one identity: when the row's planned run has not been recorded yet (lastScheduledAt
+ * is before it) and the policy, computed with that run's id, gives its time again, the run id stays.
+ * A recompute racing that slot's execution (a run-completed retried after a scheduler restart, a
+ * reconcile of a dirty row, two replicas) then queues the same run again, never a second run of the
+ * slot: the executor refuses a due job whose slot is recorded (services/executor/src/admission.ts)
+ * and a second call under the same id is recorded once. It also lets the scheduler's recompute after
+ * a scheduling action keep the run the action planned. Otherwise a fresh run id, made before the
+ * time because the endpoint's jitter offset derives from it (core/schedule/jitter.ts): the stored
+ * nextRunAt is the jittered time, so a retried delivery or a reconcile re-add keeps it.
+ */
+export function decideNextRun(row: ScheduleRow, now: Date): NextRun | null {
+  if (row.archivedAt !== null || row.jobStatus !== 'active') return null;
+  const planned = row.nextRunId !== null && row.nextRunAt !== null ? { id: row.nextRunId, at: row.nextRunAt } : null;
+  if (planned && (row.lastScheduledAt === null || row.lastScheduledAt < planned.at)) {
+    const again = computeJitteredNextRun(row, planned.id, now);
+    if (again.nextRunAt.getTime() === planned.at.getTime()) {
+      return { runId: planned.id, scheduledAt: again.nextRunAt, source: again.source };
+    }
+  }
+  const runId = newId();
+  const next = computeJitteredNextRun(row, runId, now);
+  return { runId, scheduledAt: next.nextRunAt, source: next.source };
+}
 
 const STORE_DECISIONS = `
   UPDATE endpoints e
@@ -144,6 +174,33 @@ export async function recomputeEndpoints<T>(
   } finally {
     client.release();
   }
+}
+
+/** A raw query inside a transaction that already holds the endpoint's row lock (Prisma's $queryRawUnsafe). */
+export type LockedQuery = (sql: string, ...values: unknown[]) => Promise<unknown>;
+
+/**
+ * A scheduling action's plan, in its own transaction after its write, under the row lock it holds:
+ * the next run as the scheduler's recompute decides it (decideNextRun on the same row), stored with
+ * the next version, so the action answers with the run that will happen. The row stays
+ * schedule-dirty: the scheduler's recompute that follows keeps this run (same time, same run id) and
+ * queues its due job, removing the superseded one (the version before this one: Scheduler).
+ * Returns the plan (null: nothing to plan, the job is not active).
+ */
+export async function planChangedSchedule(query: LockedQuery, endpointId: string, now: Date): Promise<NextRun | null> {
+  const [read] = (await query(SELECT_FOR_UPDATE, [endpointId])) as LockedRow[];
+  if (!read) return null;
+  const next = decideNextRun(datesInPlace<ScheduleRow>(read, ROW_TIMES), now);
+  await query(
+    `UPDATE endpoints SET "nextRunAt" = ${fromEpochMs('$2::bigint')}, "nextRunId" = $3::uuid, "nextRunSource" = $4,
+            "scheduleVersion" = "scheduleVersion" + 1
+      WHERE id = $1::uuid RETURNING id`,
+    endpointId,
+    next?.scheduledAt.getTime() ?? null,
+    next?.runId ?? null,
+    next?.source ?? null,
+  );
+  return next;
 }
 
 /** One page of the reconcile's walk over the endpoints (listPlannedRuns). */

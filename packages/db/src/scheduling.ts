@@ -2,12 +2,16 @@
  * Scheduling control writes (pause, hints, reset failures) on one endpoint. Each change runs under
  * the endpoint's row lock, so the check (`decide`, which may throw a VALIDATION_ERROR) sees the
  * state the write replaces: a concurrent PATCH to a cron baseline or an archive cannot slip in
- * between. The row is marked schedule-dirty in the same statement; the caller then notifies the
- * scheduler, whose recompute clears the mark (a lost notification is found by the reconcile sweep).
+ * between. In the same transaction the next run is planned as the scheduler would plan it
+ * (schedule-state.ts, planChangedSchedule), so the endpoint returned, and the action's answer, show
+ * the run that will happen. The row is marked schedule-dirty in the same statement; the caller then
+ * notifies the scheduler, whose recompute queues that run and clears the mark (a lost notification is
+ * found by the reconcile sweep).
  */
 import { AppError, notFound } from '@kairos/core';
 import type { Database } from './client.js';
-import { getEndpoint, type EndpointWithJob } from './endpoints.js';
+import { CLEARED_INTERVAL_HINT, getEndpoint, type EndpointWithJob } from './endpoints.js';
+import { planChangedSchedule } from './schedule-state.js';
 import type { ChangeOrigin, Endpoint, Prisma } from './generated/prisma/client.js';
 
 export type ScheduleChange =
@@ -16,14 +20,6 @@ export type ScheduleChange =
   | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: ChangeOrigin }
   | { kind: 'clear-hints' }
   | { kind: 'reset-failures' };
-
-const CLEARED_INTERVAL_HINT = {
-  hintIntervalMs: null,
-  hintIntervalExpiresAt: null,
-  hintIntervalReason: null,
-  hintIntervalOrigin: null,
-  hintIntervalSetAt: null,
-} as const;
 
 const CLEARED_ONE_SHOT_HINT = {
   hintOneShotAt: null,
@@ -99,6 +95,7 @@ export async function changeEndpointSchedule(
       where: { id: endpointId },
       data: { ...changeData(decide(endpoint), now), scheduleDirtyAt: now },
     });
+    await planChangedSchedule((sql, ...values) => tx.$queryRawUnsafe(sql, ...values), endpointId, now);
   });
   return getEndpoint(db, accountId, endpointId);
 }
@@ -114,7 +111,8 @@ export interface AiSwitches {
  * endpoint's row lock: the account's AI switches are read again there (so a switch turned off, or
  * shadow mode turned on, while the analysis ran applies nothing), `judge` sees each proposal against
  * the row as the earlier ones left it and returns the change to write (with the time it was made)
- * or null, and the row is written once. NOT_FOUND / CONFLICT as changeEndpointSchedule.
+ * or null, and the row is written once, its next run planned as changeEndpointSchedule plans it.
+ * NOT_FOUND / CONFLICT as changeEndpointSchedule.
  */
 export async function applyPlannerChanges<T>(
   db: Database,
@@ -139,6 +137,7 @@ export async function applyPlannerChanges<T>(
     }
     if (Object.keys(data).length > 0) {
       await tx.endpoint.update({ where: { id: endpointId }, data: { ...data, scheduleDirtyAt: now } });
+      await planChangedSchedule((sql, ...values) => tx.$queryRawUnsafe(sql, ...values), endpointId, now);
     }
   });
 }

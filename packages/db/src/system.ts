@@ -17,6 +17,7 @@ export {
 } from './account-admin.js';
 export { findApiKeyBySecret, revokeApiKeyAsOperator, touchApiKey } from './api-keys.js';
 export {
+  countPendingDeviceCodes,
   createDeviceCode,
   decideDeviceCode,
   deleteExpiredDeviceCodes,
@@ -31,6 +32,7 @@ export * from './executions.js';
 export {
   applyEndpointTransitions,
   claimQuotaNotices,
+  confirmRecipient,
   listStalePendingNotifications,
   loadNotificationDelivery,
   raiseNotifications,

@@ -9,6 +9,7 @@
  */
 import {
   ERROR_STATUS,
+  type BacktestInput,
   type CreateEndpointInput,
   type CreateJobInput,
   type DashboardQuery,
@@ -26,6 +27,7 @@ import {
   type UpdateJobInput,
   type analysisSessionRecord,
   type analysisSessionsPage,
+  type backtestResultRecord,
   type clearHintsResult,
   type intervalHintResult,
   type oneShotHintResult,
@@ -223,6 +225,8 @@ export class ApiClient {
     this.call<EndpointRecord>('PATCH', `/api/jobs/${seg(jobId)}/endpoints/${seg(id)}`, { body: input });
   archiveEndpoint = (jobId: string, id: string) =>
     this.call<EndpointActionResult>('POST', `/api/jobs/${seg(jobId)}/endpoints/${seg(id)}/archive`);
+  backtestEndpoint = (id: string, input: BacktestInput) =>
+    this.call<z.output<typeof backtestResultRecord>>('POST', `/api/endpoints/${seg(id)}/backtest`, { body: input });
 
   // Scheduling control
   pauseEndpoint = (id: string, input: PauseEndpointInput) =>

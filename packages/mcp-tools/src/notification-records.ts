@@ -12,6 +12,8 @@ export const notificationChannelRecord = z.object({
   type: z.enum(NOTIFICATION_CHANNEL_TYPES),
   url: z.string().nullable(),
   recipients: z.array(z.string()),
+  /** email: recipients that have not followed their confirmation link yet (they receive nothing else). */
+  pendingRecipients: z.array(z.string()),
   events: z.array(z.string()),
   createdAt: z.string(),
 });

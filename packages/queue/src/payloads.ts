@@ -75,6 +75,8 @@ export const runCompletedPayload = z.object({
   source: z.string(),
   /** The scheduleVersion of the planned run that ran (lets the scheduler skip removing its due job). */
   scheduleVersion: z.number().int().optional(),
+  /** A response rule of the endpoint asked for a planner analysis now (run-completed-planner only). */
+  analyse: z.literal(true).optional(),
   /** The execution's trace context, only when tracing is on (trace-context.ts). */
   traceparent: traceparentField,
 });

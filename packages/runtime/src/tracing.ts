@@ -35,7 +35,7 @@ export function isTracingEnabled(config: TracingConfig): boolean {
 }
 
 /** Paths probed every few seconds (kubelet, Prometheus): a trace each would drown the real ones. */
-const UNTRACED_PATHS = /^\/(healthz|readyz|metrics)(\?|$)/;
+export const UNTRACED_PATHS = /^\/(healthz|readyz|metrics)(\?|$)/;
 
 let shutdown: (() => Promise<void>) | undefined;
 

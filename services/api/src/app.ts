@@ -5,20 +5,23 @@ import cookieParser from 'cookie-parser';
 import express, { type Express } from 'express';
 import { AccessTokenAuthenticator, authenticationMiddleware, rejectRefusedCredentials } from './auth/authenticate.js';
 import { createBrowserAuthRouter } from './auth/browser-routes.js';
+import { createRecipientConfirmationRouter } from './auth/recipient-confirmation.js';
 import { configuredProviders } from './auth/providers.js';
 import { SessionAuthenticator } from './auth/sessions.js';
 import { SignInFlows } from './auth/sign-in-flow.js';
-import { createBullBoardRouter } from './bull-board.js';
+import { BULL_BOARD_PATH, createBullBoardRouter } from './bull-board.js';
 import { registerDocsRoutes } from './docs/routes.js';
 import { errorHandler, notFoundHandler } from './http/errors.js';
 import { requestContext } from './http/request-context.js';
+import { securityHeaders } from './http/security-headers.js';
 import { RouteRegistry } from './http/route.js';
+import { registerBacktestRoutes } from './routes/backtest.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerMcpRoute } from './routes/mcp.js';
 import { AccountLimits } from './quotas.js';
-import { RateLimiter } from './rate-limit.js';
+import { BULL_BOARD_LIMIT, RateLimiter } from './rate-limit.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAnalysisRoutes } from './routes/analysis.js';
 import { registerAdminRoutes } from './routes/admin.js';
@@ -61,6 +64,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   app.disable('x-powered-by');
   app.set('trust proxy', deps.config.KAIROS_TRUST_PROXY);
   app.set('json spaces', 0);
+  app.use(securityHeaders(deps.config.KAIROS_PUBLIC_URL));
   app.use(requestContext(deps.logger));
   const router = express.Router();
   const routes = new RouteRegistry(router);
@@ -82,8 +86,11 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   if (web) app.use(web);
   app.use(cookieParser());
   app.use(authenticationMiddleware([deps.apiKeys, deps.accessTokens, new SessionAuthenticator(deps.db, deps.now)]));
-  // Everything but the probes, metrics and Bull Board counts against the caller's rate limit.
+  // Everything but the probes and metrics counts against the caller's rate limit. Bull Board has a
+  // bucket of its own per account (its page load alone exceeds a Free burst); anonymous requests
+  // and refused credentials count against their address, like everywhere else.
   app.use(['/api', '/device'], deps.rateLimiter.middleware());
+  app.use(BULL_BOARD_PATH, deps.rateLimiter.middleware({ name: 'bull-board', accountLimit: BULL_BOARD_LIMIT }));
   app.use(rejectRefusedCredentials);
   app.use(routes.rejectUndecodablePath());
   const bullBoard = createBullBoardRouter({
@@ -93,6 +100,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
     shards: queueShardsOf(deps.config),
   });
   app.use(bullBoard.router);
+  app.use(createRecipientConfirmationRouter(deps));
   app.use(
     createBrowserAuthRouter(
       deps,
@@ -104,6 +112,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerSystemRoutes(routes, deps);
   registerJobRoutes(routes, deps);
   registerEndpointRoutes(routes, deps);
+  registerBacktestRoutes(routes, deps);
   registerSchedulingRoutes(routes, deps);
   registerRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);

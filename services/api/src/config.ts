@@ -1,64 +1,107 @@
-import { baseConfigShape, booleanFlag, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
+import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { parseMasterKey } from '@kairos/core';
 import { z } from 'zod';
+import { parseTrustProxy } from './http/trust-proxy.js';
 
-const schema = z.object({
-  ...baseConfigShape,
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  /** Public base URL of the API (links in docs, device flow). */
-  KAIROS_PUBLIC_URL: z.url().optional(),
-  /** Seconds an authenticated API key stays cached in a process (revocation elsewhere takes this long). */
-  KAIROS_AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
-  KAIROS_TRUST_PROXY: booleanFlag.default(false),
-  // --- sign-in (auth/): an OpenID Connect issuer and/or GitHub; with neither, a local admin link ---
-  /** Issuer URL of any OpenID Connect provider (discovery at <issuer>/.well-known/openid-configuration). */
-  KAIROS_OIDC_ISSUER: z.url().optional(),
-  KAIROS_OIDC_CLIENT_ID: z.string().min(1).optional(),
-  /** Omit for a public client (PKCE only). */
-  KAIROS_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  /** Label of the sign-in button. */
-  KAIROS_OIDC_NAME: z.string().min(1).default('Single sign-on'),
-  KAIROS_OIDC_SCOPES: z.string().min(1).default('openid email profile'),
-  KAIROS_GITHUB_CLIENT_ID: z.string().min(1).optional(),
-  KAIROS_GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
-  /** GitHub endpoints (GitHub Enterprise Server, or a local fake in tests). */
-  KAIROS_GITHUB_AUTHORIZE_URL: z.url().default('https://github.com/login/oauth/authorize'),
-  KAIROS_GITHUB_TOKEN_URL: z.url().default('https://github.com/login/oauth/access_token'),
-  KAIROS_GITHUB_API_URL: z.url().default('https://api.github.com'),
-  /** Email of the local admin account created when no identity provider is configured. */
-  KAIROS_ADMIN_EMAIL: z
-    .string()
-    .regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address')
-    .default('admin@localhost'),
-  NODE_ENV: z.string().optional(),
-  /**
-   * SMTP server of email notification channels (the executors send; the api only refuses to create an
-   * email channel while this is unset). Same value as the executors'.
-   */
-  KAIROS_SMTP_URL: z.url().optional(),
-  /**
-   * The web UI's built files (services/web/dist). Unset: the bundle beside this service; empty: the
-   * api serves no UI (API-only deployments). A folder without index.html also serves no UI.
-   */
-  KAIROS_WEB_DIR: z.string().optional(),
-  /**
-   * Encrypts signing keys at rest: 64 hex characters or base64 of 32 bytes. Required in production;
-   * elsewhere a development key is kept in .kairos/master.key (see master-key.ts).
-   */
-  KAIROS_MASTER_KEY: z
-    .string()
-    .optional()
-    .refine((value) => {
-      if (value === undefined || value.trim() === '') return true;
-      try {
-        parseMasterKey(value);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be 64 hexadecimal characters or base64 of 32 bytes (generate one with: openssl rand -hex 32)'),
-});
+const schema = z
+  .object({
+    ...baseConfigShape,
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default('0.0.0.0'),
+    /** Public base URL of the API (links in docs, device flow). */
+    KAIROS_PUBLIC_URL: z.url().optional(),
+    /** Seconds an authenticated API key stays cached in a process (revocation elsewhere takes this long). */
+    KAIROS_AUTH_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
+    /** Which peers may set X-Forwarded-For / -Proto: false, a hop count, or proxy ranges (http/trust-proxy.ts). */
+    KAIROS_TRUST_PROXY: z
+      .string()
+      .default('false')
+      .transform((raw, ctx) => {
+        const parsed = parseTrustProxy(raw);
+        if ('value' in parsed) return parsed.value;
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be false, a hop count (true is one hop), or comma-separated IP addresses, CIDR ranges and ' +
+            `loopback, linklocal, uniquelocal (${parsed.error})`,
+        });
+        return z.NEVER;
+      }),
+    /**
+     * Device-flow requests pending at once, across all clients (each lives 10 minutes): past it, new
+     * ones answer 429 until one expires. The per-address rate limit alone lets many addresses fill the table.
+     */
+    KAIROS_DEVICE_CODES_MAX_PENDING: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+    // --- sign-in (auth/): an OpenID Connect issuer and/or GitHub; with neither, a local admin link ---
+    /** Issuer URL of any OpenID Connect provider (discovery at <issuer>/.well-known/openid-configuration). */
+    KAIROS_OIDC_ISSUER: z.url().optional(),
+    KAIROS_OIDC_CLIENT_ID: z.string().min(1).optional(),
+    /** Omit for a public client (PKCE only). */
+    KAIROS_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    /** Label of the sign-in button. */
+    KAIROS_OIDC_NAME: z.string().min(1).default('Single sign-on'),
+    KAIROS_OIDC_SCOPES: z.string().min(1).default('openid email profile'),
+    KAIROS_GITHUB_CLIENT_ID: z.string().min(1).optional(),
+    KAIROS_GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+    /** GitHub endpoints (GitHub Enterprise Server, or a local fake in tests). */
+    KAIROS_GITHUB_AUTHORIZE_URL: z.url().default('https://github.com/login/oauth/authorize'),
+    KAIROS_GITHUB_TOKEN_URL: z.url().default('https://github.com/login/oauth/access_token'),
+    KAIROS_GITHUB_API_URL: z.url().default('https://api.github.com'),
+    /** Email of the local admin account created when no identity provider is configured. */
+    KAIROS_ADMIN_EMAIL: z
+      .string()
+      .regex(/^[^\s@]+@[^\s@]+$/, 'must be an email address')
+      .default('admin@localhost'),
+    NODE_ENV: z.string().optional(),
+    /**
+     * SMTP server of email notification channels (the executors send; the api only refuses to create an
+     * email channel while this is unset). Same value as the executors'.
+     */
+    KAIROS_SMTP_URL: z.url().optional(),
+    /**
+     * The web UI's built files (services/web/dist). Unset: the bundle beside this service; empty: the
+     * api serves no UI (API-only deployments). A folder without index.html also serves no UI.
+     */
+    KAIROS_WEB_DIR: z.string().optional(),
+    /**
+     * Encrypts signing keys at rest: 64 hex characters or base64 of 32 bytes. Required in production;
+     * elsewhere a development key is kept in .kairos/master.key (see master-key.ts).
+     */
+    KAIROS_MASTER_KEY: z
+      .string()
+      .optional()
+      .refine((value) => {
+        if (value === undefined || value.trim() === '') return true;
+        try {
+          parseMasterKey(value);
+          return true;
+        } catch {
+          return false;
+        }
+      }, 'must be 64 hexadecimal characters or base64 of 32 bytes (generate one with: openssl rand -hex 32)'),
+  })
+  .superRefine((config, ctx) => {
+    if (config.NODE_ENV !== 'production') return;
+    // Refused at start (exit 78), like a missing KAIROS_MASTER_KEY: each would be a silent weakness.
+    if (!config.KAIROS_PUBLIC_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KAIROS_PUBLIC_URL'],
+        message:
+          'is required in production: sign-in redirect URIs and device-flow links are built from it ' +
+          "(without it they would follow each request's Host header, which the client writes)",
+      });
+    }
+    if (!config.KAIROS_METRICS_TOKEN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['KAIROS_METRICS_TOKEN'],
+        message:
+          'is required in production: the api serves /metrics on its public port, and only this token closes it ' +
+          '(16+ characters, e.g. openssl rand -hex 24)',
+      });
+    }
+  });
 
 export type ApiConfig = z.infer<typeof schema>;
 

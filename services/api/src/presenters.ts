@@ -3,6 +3,7 @@ import {
   MASKED_HEADER_VALUE,
   SENSITIVE_HEADER_PATTERN,
   backoffMultiplier,
+  describeRuleState,
   type EndpointRecord,
   type JobRecord,
 } from '@kairos/core';
@@ -98,8 +99,22 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
           }
         : null,
     },
+    successWhen: (endpoint.successWhen as EndpointRecord['successWhen']) ?? null,
+    rules: (endpoint.rules as EndpointRecord['rules']) ?? null,
+    ruleState: intervalActive && endpoint.hintIntervalOrigin === 'rule' ? ruleStateOf(endpoint) : null,
     archivedAt: iso(endpoint.archivedAt),
     createdAt: endpoint.createdAt.toISOString(),
     updatedAt: endpoint.updatedAt.toISOString(),
   };
+}
+
+/** The response rule whose interval hint is in force (its name is the hint's reason; since: when it began to match). */
+function ruleStateOf(endpoint: EndpointWithJob): EndpointRecord['ruleState'] {
+  const state = {
+    rule: endpoint.hintIntervalReason ?? '',
+    intervalMs: endpoint.hintIntervalMs!,
+    since: (endpoint.hintIntervalSetAt ?? endpoint.updatedAt).toISOString(),
+    expiresAt: endpoint.hintIntervalExpiresAt!.toISOString(),
+  };
+  return { ...state, explanation: describeRuleState(state) };
 }

@@ -14,7 +14,7 @@
  * Callers: an authenticated request counts against its account (all keys, tokens and sessions of
  * the account share one bucket), limits from the account's tier and quotaOverrides. Anything else
  * counts against the client IP, more loosely (ANONYMOUS_LIMIT), covering sign-in, the device-flow
- * endpoints and refused credentials (key guessing). /healthz and /readyz are not limited.
+ * endpoints, Bull Board and refused credentials (key guessing). /healthz and /readyz are not limited.
  *
  * rate-limiter-flexible's stock Redis script is a fixed window; its `customIncrTtlLuaScript`
  * option swaps in the token bucket below (GCRA form: one number per key, the time at which the
@@ -33,6 +33,9 @@ export interface RateLimit {
 
 /** Unauthenticated callers, per IP: a sign-in or device flow takes a handful of requests. */
 export const ANONYMOUS_LIMIT: RateLimit = { requestsPerMinute: 120, burst: 30 };
+
+/** An operator's Bull Board requests: a page load takes ~14 (its scripts and styles), each open tab polls ~12 a minute. */
+export const BULL_BOARD_LIMIT: RateLimit = { requestsPerMinute: 300, burst: 60 };
 
 // KEYS[1]: the bucket. ARGV: [1] tokens to take, [2] unused, [3] capacity (burst), [4] seconds to
 // refill an empty bucket. Stored value: when the bucket is full again (ms); absent = full.
@@ -97,8 +100,8 @@ export class RateLimiter {
     return limiter;
   }
 
-  /** Takes one token from the caller's bucket. */
-  async take(key: string, limit: RateLimit, nowMs: number): Promise<RateLimitDecision> {
+  /** Takes `cost` tokens (default one) from the caller's bucket; none when they are not all there. */
+  async take(key: string, limit: RateLimit, nowMs: number, cost = 1): Promise<RateLimitDecision> {
     const decide = (res: RateLimiterRes, allowed: boolean): RateLimitDecision => ({
       allowed,
       limit: limit.requestsPerMinute,
@@ -108,22 +111,28 @@ export class RateLimiter {
     });
     try {
       // customDuration >= 1 keeps the library on its script path whatever the refill time.
-      return decide(await this.limiterFor(limit).consume(key, 1, { customDuration: 60 }), true);
+      return decide(await this.limiterFor(limit).consume(key, cost, { customDuration: 60 }), true);
     } catch (error) {
       if (error instanceof RateLimiterRes) return decide(error, false);
       throw error;
     }
   }
 
-  middleware() {
+  /**
+   * `scope` gives authenticated callers a bucket of their own with a fixed limit (Bull Board, whose
+   * page load alone takes ~14 requests, more than a Free account's burst); callers without
+   * credentials share their address's one bucket whatever the scope.
+   */
+  middleware(scope?: { name: string; accountLimit: RateLimit }) {
     return async (req: Request, res: Response, next: NextFunction) => {
       const accountId = req.auth?.accountId;
       let decision: RateLimitDecision;
       try {
         const limit = accountId
-          ? await this.options.accountLimit(accountId)
+          ? (scope?.accountLimit ?? (await this.options.accountLimit(accountId)))
           : (this.options.anonymousLimit ?? ANONYMOUS_LIMIT);
-        decision = await this.take(accountId ? `account:${accountId}` : `ip:${req.ip}`, limit, Date.now());
+        const key = accountId ? `${scope ? `${scope.name}:` : ''}account:${accountId}` : `ip:${req.ip}`;
+        decision = await this.take(key, limit, Date.now());
       } catch (error) {
         this.options.onError?.(error as Error);
         return next();

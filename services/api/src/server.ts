@@ -10,6 +10,7 @@ import { ApiKeyAuthenticator } from './auth/authenticate.js';
 import { announceLocalSignIn } from './auth/local-admin.js';
 import { configuredProviders } from './auth/providers.js';
 import { loadApiConfig, type ApiConfig } from './config.js';
+import { createHttpServer } from './http/http-server.js';
 import { createLogger, type Logger } from '@kairos/runtime';
 import { metrics, resolveMasterKey, stopTracing } from '@kairos/runtime';
 import { createScheduleNotifier } from './schedule-notifier.js';
@@ -56,7 +57,7 @@ export async function startApi(
     now: () => new Date(),
   });
 
-  const server = app.listen(config.PORT, config.HOST);
+  const server = createHttpServer(app).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -12,7 +12,9 @@ import express, { type Router } from 'express';
 /** services/web/dist, seen from services/api/src or services/api/dist (both two levels below services/). */
 export const BUNDLED_WEB_DIR = fileURLToPath(new URL('../../web/dist', import.meta.url));
 
-const SERVER_PATHS = /^\/(api|admin|healthz|readyz|metrics)(\/|$)/;
+export const SERVER_PATHS = /^\/(api|admin|healthz|readyz|metrics)(\/|$)/;
+/** Every GET path: what is not a file or a server path is a client-side route of the UI. */
+export const CLIENT_ROUTES = /.*/;
 
 /** The UI's router, or null when there is no built UI to serve (KAIROS_WEB_DIR empty or not built). */
 export function createWebRouter(configuredDir: string | undefined): Router | null {
@@ -21,7 +23,7 @@ export function createWebRouter(configuredDir: string | undefined): Router | nul
   const router = express.Router();
   router.use('/assets', express.static(join(dir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: false }));
   router.use(express.static(dir, { index: false, maxAge: 0 }));
-  router.get(/.*/, (req, res, next) => {
+  router.get(CLIENT_ROUTES, (req, res, next) => {
     if (SERVER_PATHS.test(req.path) || !req.headers.accept?.includes('text/html')) return next();
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(join(dir, 'index.html'));

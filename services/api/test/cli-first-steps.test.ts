@@ -81,7 +81,7 @@ describe('kairos login-link', () => {
     const minutesLeft = (Date.parse(first.expiresAt) - Date.now()) / 60_000;
     expect(minutesLeft).toBeGreaterThan(14);
     expect(minutesLeft).toBeLessThanOrEqual(15);
-    const admin = await harness.db.prisma.user.findUniqueOrThrow({ where: { email: adminEmail } });
+    const admin = await harness.db.prisma.user.findFirstOrThrow({ where: { email: adminEmail } });
     expect(admin).toMatchObject({ id: first.userId, role: 'operator' });
 
     const second = JSON.parse((await kairos('login-link', '--json')).stdout);

@@ -108,6 +108,41 @@ describe('endpoints', () => {
     expect(stored.headers).toEqual({ Authorization: 'Bearer s3cret', 'X-Plain': 'changed' });
   });
 
+  it('masks every common secret header name (key, signature, credential, session, private) in every answer', async () => {
+    const secrets = {
+      'X-Custom-Key': 'k1',
+      'X-Signature': 's1',
+      'Private-Key': 'p1',
+      'X-Access-Key': 'a1',
+      'X-Hub-Sig': 'h1',
+      'X-Credential': 'c1',
+      'X-Session-Id': 'i1',
+      'Set-Cookie-Value': 'v1',
+      'Proxy-Authorization': 'Basic x',
+      'X-Auth-Token': 't1',
+      'X-Client-Secret': 'c2',
+      'X-Passphrase': 'p2',
+    };
+    const created = (await create({ headersJson: { ...secrets, Accept: 'application/json' } })).body;
+    const masked = { ...Object.fromEntries(Object.keys(secrets).map((name) => [name, '********'])) };
+    expect(created.headersJson).toEqual({ ...masked, Accept: 'application/json' });
+    const read = await api.get(`/api/endpoints/${created.id}`);
+    expect(read.body.headersJson).toEqual({ ...masked, Accept: 'application/json' });
+    const listed = await api.get(`/api/jobs/${jobId}/endpoints`);
+    const inList = listed.body.find((endpoint: { id: string }) => endpoint.id === created.id);
+    expect(inList.headersJson).toEqual({ ...masked, Accept: 'application/json' });
+    expect(JSON.stringify([created, read.body, listed.body])).not.toMatch(/"(k1|s1|p1|a1|h1|c1|i1|v1|t1|c2|p2)"/);
+
+    // The mask sent back keeps each stored value.
+    const patched = await api.patch(`/api/jobs/${jobId}/endpoints/${created.id}`, {
+      headersJson: { ...read.body.headersJson, Accept: 'text/csv' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.headersJson).toEqual({ ...masked, Accept: 'text/csv' });
+    const stored = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: created.id } });
+    expect(stored.headers).toEqual({ ...secrets, Accept: 'text/csv' });
+  });
+
   describe('PATCH', () => {
     it('updates a subset and validates the resulting configuration', async () => {
       const endpoint = (await create()).body;

@@ -88,7 +88,7 @@ describe('admin API', () => {
     expect(listed.status).toBe(200);
     const row = listed.body.find((account: { id: string }) => account.id === member.accountId);
     expect(row).toMatchObject({ tier: 'free', disabledAt: null, usage: { jobs: 1, endpoints: 0 } });
-    expect(row.users[0]).toMatchObject({ id: member.userId, role: 'member' });
+    expect(row.users[0]).toMatchObject({ id: member.userId, role: 'member', emailVerified: true });
 
     const upgraded = await api.patch(`/api/admin/accounts/${member.accountId}`, {
       tier: 'pro',

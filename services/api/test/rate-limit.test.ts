@@ -146,3 +146,36 @@ describe('rate limits without credentials (per IP)', () => {
     expect(probes.responses[0]!.headers['x-ratelimit-limit']).toBeUndefined();
   });
 });
+
+describe('Bull Board (/admin/queues)', () => {
+  let own: ApiHarness;
+  beforeAll(async () => {
+    own = await createApiHarness({ limits: 'tier' }); // its own prefix: a fresh per-IP bucket
+  });
+  afterAll(() => own.close());
+
+  it('counts against the caller like the API: guessing at it is limited too', async () => {
+    const result = await burst(() => own.http.get('/admin/queues'), 40);
+    // 401 until the address's burst of 30 is spent (one token went to the harness's GET /api/doc,
+    // and 2 come back per second), then 429.
+    const refused = result.responses.filter((response) => response.status === 401).length;
+    expect(refused).toBeGreaterThanOrEqual(29);
+    expect(refused).toBeLessThanOrEqual(29 + Math.ceil(result.elapsedSec * 2) + 1);
+    expect(result.limited).toBe(40 - refused);
+    expect(result.responses[0]!.headers['x-ratelimit-limit']).toBe('120');
+  });
+
+  it("gives an operator a bucket of its own: a page load's 14+ requests pass on a Free account", async () => {
+    const operator = await own.createAccount({ tier: 'free', operator: true });
+    const result = await burst(
+      () => own.http.get('/admin/queues/static/favicon-32x32.png').set('x-api-key', operator.apiKey),
+      20,
+    );
+    expect(result.limited).toBe(0);
+    expect(result.responses.every((response) => response.status === 200)).toBe(true);
+    expect(result.responses[0]!.headers['x-ratelimit-limit']).toBe('300');
+    // The account's own API bucket is untouched.
+    const api = await own.http.get('/api/jobs').set('x-api-key', operator.apiKey);
+    expect(api.headers['x-ratelimit-remaining']).toBe('9');
+  });
+});

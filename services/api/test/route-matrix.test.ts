@@ -3,7 +3,8 @@
  * this file, unless it needs a sample body):
  * - isolation: account B calls every route with account A's ids → 404 (403 on operator routes),
  *   and none of A's data changes;
- * - bearer tokens from the device flow are accepted on every authenticated route.
+ * - bearer tokens from the device flow are accepted on every authenticated route but the ones that
+ *   manage credentials (API keys, devices, device approvals: 403 FORBIDDEN there).
  */
 import {
   createApiHarness,
@@ -25,6 +26,7 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   pauseEndpoint: () => ({ pausedUntil: future(), reason: 'sample' }),
   applyIntervalHint: () => ({ intervalMs: 120_000, ttlMinutes: 30, reason: 'sample' }),
   scheduleOneShot: () => ({ nextRunAt: future(), ttlMinutes: 30, reason: 'sample' }),
+  backtestEndpoint: () => ({ rules: [{ name: 'sample', when: {}, then: { analyse: true } }] }),
   createApiKey: () => ({ name: 'sample' }),
   approveDevice: () => ({ user_code: 'BBBB-BBBB' }),
   denyDevice: () => ({ user_code: 'BBBB-BBBB' }),
@@ -134,21 +136,37 @@ describe('isolation matrix', () => {
   }, 60_000);
 });
 
+/** Credential management: a device access token gets 403 there (device-token-scope.test.ts). */
+const REFUSED_TO_ACCESS_TOKENS = [
+  'POST /api/api-keys',
+  'GET /api/api-keys',
+  'DELETE /api/api-keys/:keyId',
+  'POST /api/auth/device/approve',
+  'POST /api/auth/device/deny',
+  'GET /api/devices',
+];
+
 describe('bearer access tokens', () => {
-  it('are accepted on every authenticated route', async () => {
+  it('are accepted on every authenticated route but credential management', async () => {
     const bearer = harness.bearerClient(aliceToken);
     // Revoking the token itself goes last, so every other route still sees a live token.
     const routes = authenticatedRoutes().sort(
       (a, b) => Number(a.operationId === 'revokeDevice') - Number(b.operationId === 'revokeDevice'),
     );
     const refused: string[] = [];
+    const refusedAsExpected: string[] = [];
     for (const spec of routes) {
       const response = await call(bearer, spec, pathWith(spec.path, aliceIds));
-      if (response.status === 401 || response.status === 403) {
-        refused.push(`${spec.method.toUpperCase()} ${spec.path}: ${response.status} ${JSON.stringify(response.body)}`);
+      const route = `${spec.method.toUpperCase()} ${spec.path}`;
+      if (REFUSED_TO_ACCESS_TOKENS.includes(route) && response.status === 403) {
+        expect(response.body.error.code).toBe('FORBIDDEN');
+        refusedAsExpected.push(route);
+      } else if (response.status === 401 || response.status === 403) {
+        refused.push(`${route}: ${response.status} ${JSON.stringify(response.body)}`);
       }
     }
     expect(refused).toEqual([]);
+    expect(refusedAsExpected.sort()).toEqual([...REFUSED_TO_ACCESS_TOKENS].sort());
     const viaToken = await harness.db.prisma.auditEvent.count({
       where: { accountId: alice.accountId, actorType: 'access_token', actorId: aliceIds.tokenId },
     });

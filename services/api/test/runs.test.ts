@@ -167,6 +167,7 @@ describe('GET /api/runs/:id', () => {
       source: 'ai-oneshot',
       attempt: 2,
       attempts: null,
+      rulesMatched: [],
     });
   });
 

@@ -1,5 +1,9 @@
+import type { AppError } from '@kairos/core';
+import { createLogger } from '@kairos/runtime';
 import { createApiHarness, type ApiHarness } from '../../../test/api.js';
 import { announceLocalSignIn } from '../src/auth/local-admin.js';
+import { resolveExternalUser } from '../src/auth/sign-in.js';
+import type { ApiDeps } from '../src/routes/deps.js';
 import { Browser, listen, startFakeGitHub, startTestIdp } from '../../../test/identity.js';
 
 type Idp = Awaited<ReturnType<typeof startTestIdp>>;
@@ -89,7 +93,7 @@ describe('OpenID Connect sign-in against a local IdP', () => {
     });
     expect(me.body.csrfToken).toBe(browser.cookie(api.url, 'kairos_csrf'));
 
-    const user = await harness.db.prisma.user.findUniqueOrThrow({
+    const user = await harness.db.prisma.user.findFirstOrThrow({
       where: { email: 'alice@example.test' },
       include: { identities: true, account: { include: { signingKey: true } } },
     });
@@ -160,6 +164,107 @@ describe('OpenID Connect sign-in against a local IdP', () => {
     const browser = new Browser();
     await browser.request(`${api.url}/api/auth/oidc/start`);
     expect((await asBrowser(browser, '/api/auth/session')).body.user.id).toBe(existing.userId);
+  });
+
+  it('never links a verified sign-in to a user created from an unverified address, nor the reverse', async () => {
+    /** Signs in with these claims in a fresh browser; the session's user and the account's job names. */
+    const signIn = async (claims: typeof idp.state.user) => {
+      idp.state.user = claims;
+      const browser = new Browser();
+      await browser.request(`${api.url}/api/auth/oidc/start`);
+      const me = await asBrowser(browser, '/api/auth/session');
+      expect(me.status).toBe(200);
+      const csrf = browser.cookie(api.url, 'kairos_csrf')!;
+      const jobs = async () =>
+        (await asBrowser(browser, '/api/jobs')).body.map((job: { name: string }) => job.name).sort();
+      const addJob = (name: string) => asBrowser(browser, '/api/jobs', { method: 'POST', body: { name }, csrf });
+      return { userId: me.body.user.id as string, accountId: me.body.account.id as string, jobs, addJob };
+    };
+    const mallory = { sub: 'oidc-mallory', email: 'victim@example.test', email_verified: false, name: 'Mallory' };
+    const victim = { sub: 'oidc-victim', email: 'victim@example.test', email_verified: true, name: 'Victim' };
+
+    // First, someone whose provider does not verify addresses signs in with the victim's address.
+    const first = await signIn(mallory);
+    expect((await first.addJob('planted')).status).toBe(201);
+
+    // Then the owner of the address signs in through a provider that verified it: a separate account.
+    const owner = await signIn(victim);
+    expect(owner.userId).not.toBe(first.userId);
+    expect(owner.accountId).not.toBe(first.accountId);
+    expect((await owner.addJob('mine')).status).toBe(201);
+    expect(await owner.jobs()).toEqual(['mine']);
+
+    // The first identity signs in again: still only its own account, nothing of the owner's.
+    const again = await signIn(mallory);
+    expect(again.userId).toBe(first.userId);
+    expect(await again.jobs()).toEqual(['planted']);
+    // And the owner again: its own account, never the one created from the unverified address.
+    expect((await signIn(victim)).userId).toBe(owner.userId);
+
+    const identities = await harness.db.prisma.userIdentity.findMany({
+      where: { subject: { in: ['oidc-mallory', 'oidc-victim'] } },
+    });
+    expect(Object.fromEntries(identities.map((identity) => [identity.subject, identity.userId]))).toEqual({
+      'oidc-mallory': first.userId,
+      'oidc-victim': owner.userId,
+    });
+    // Each user records whether its address was verified.
+    const users = await harness.db.prisma.user.findMany({ where: { id: { in: [first.userId, owner.userId] } } });
+    expect(Object.fromEntries(users.map((user) => [user.id, [user.email, user.emailVerified]]))).toEqual({
+      [first.userId]: ['victim@example.test', false],
+      [owner.userId]: ['victim@example.test', true],
+    });
+
+    // A third identity, unverified, with the same address: refused (never linked to either user).
+    idp.state.user = { sub: 'oidc-trudy', email: 'victim@example.test', email_verified: false, name: 'Trudy' };
+    const refused = await new Browser().request(`${api.url}/api/auth/oidc/start`);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('has not verified this address');
+  });
+
+  it('links only verified to verified when first sign-ins with one address race', async () => {
+    const deps = { db: harness.db, masterKey: harness.masterKey, logger: createLogger('sign-in-test', 'error') };
+    const identity = (subject: string, email: string, emailVerified: boolean) =>
+      resolveExternalUser(deps as unknown as ApiDeps, {
+        provider: 'oidc:race',
+        subject,
+        email,
+        emailVerified,
+        name: subject,
+      }).then(
+        (user) => user.id,
+        (error: AppError) => error.code,
+      );
+    for (let pair = 0; pair < 8; pair += 1) {
+      const email = `race-${pair}@example.test`;
+      // An unverified and a verified first sign-in at once: never one user. The verified one always gets
+      // in; the unverified one gets a user of its own, or is refused when the verified user came first.
+      const [unverified, verified] = await Promise.all([
+        identity(`u-${pair}`, email, false),
+        identity(`v-${pair}`, email, true),
+      ]);
+      expect(verified).toMatch(/^[0-9a-f-]{36}$/);
+      expect(unverified).not.toBe(verified);
+      // Two verified ones at once: one user (the address is proved twice).
+      const [second, third] = await Promise.all([
+        identity(`v2-${pair}`, `race-both-${pair}@example.test`, true),
+        identity(`v3-${pair}`, `race-both-${pair}@example.test`, true),
+      ]);
+      expect(second).toBe(third);
+    }
+  });
+
+  it('marks an address verified when the identity that created the user later has it verified', async () => {
+    idp.state.user = { sub: 'oidc-frank', email: 'frank@example.test', email_verified: false, name: 'Frank' };
+    const first = new Browser();
+    await first.request(`${api.url}/api/auth/oidc/start`);
+    const userId = (await asBrowser(first, '/api/auth/session')).body.user.id;
+    expect((await harness.db.prisma.user.findUniqueOrThrow({ where: { id: userId } })).emailVerified).toBe(false);
+    idp.state.user.email_verified = true;
+    const second = new Browser();
+    await second.request(`${api.url}/api/auth/oidc/start`);
+    expect((await asBrowser(second, '/api/auth/session')).body.user.id).toBe(userId);
+    expect((await harness.db.prisma.user.findUniqueOrThrow({ where: { id: userId } })).emailVerified).toBe(true);
   });
 
   it('rejects a callback that does not belong to this browser, and open redirects', async () => {
@@ -261,5 +366,28 @@ describe('local admin sign-in link (no identity provider)', () => {
       write: () => undefined,
     });
     expect((await new Browser().request(link.url)).status).toBe(401);
+  });
+});
+
+describe('GET /api/auth/status', () => {
+  it('answers signed out as 200 { signedIn: false } (no 401 for the web UI to log), signed in with the session', async () => {
+    const anonymous = await harness.http.get('/api/auth/status');
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual({ signedIn: false, session: null });
+    expect(anonymous.headers['cache-control']).toBe('no-store');
+    // The same as the protected route says: signed out there is a 401.
+    expect((await harness.http.get('/api/auth/session')).status).toBe(401);
+
+    const account = await harness.createAccount({ email: 'status@example.test' });
+    const status = await harness.client(account.apiKey).get('/api/auth/status');
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({
+      signedIn: true,
+      session: { user: { id: account.userId, email: 'status@example.test' }, authenticatedBy: 'api_key' },
+    });
+    expect(status.body.session).toEqual((await harness.client(account.apiKey).get('/api/auth/session')).body);
+
+    // A wrong credential is refused, as on every route.
+    expect((await harness.client('kairos_wrong').get('/api/auth/status')).status).toBe(401);
   });
 });

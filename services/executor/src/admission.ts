@@ -27,6 +27,7 @@ import {
   loadExecutionTarget,
   loadExecutionTargets,
   recordSkippedSlot,
+  recordSkippedSlots,
   type ExecutionTarget,
   type PlannedRun,
   type RunOutcome,
@@ -39,7 +40,15 @@ import { executionBudgetMs } from './retry-policy.js';
 import { admitLockLua, type RunningLock } from './running-lock.js';
 
 export type SkipReason =
-  'missing' | 'archived' | 'job-not-active' | 'stale' | 'recorded' | 'paused' | 'overlap' | 'quota';
+  | 'missing'
+  | 'archived'
+  | 'job-not-active'
+  | 'stale'
+  | 'recorded'
+  | 'paused'
+  | 'overlap'
+  | 'quota'
+  | 'account-disabled';
 
 export type Admission =
   | { kind: 'admitted'; target: ExecutionTarget; planned: PlannedRun }
@@ -64,7 +73,6 @@ export function skipReason(
   target: ExecutionTarget | null,
   planned: PlannedRun | null,
   due: DueJobRef,
-  now: Date,
 ): SkipReason | null {
   if (!target) return 'missing';
   if (target.archivedAt) return 'archived';
@@ -74,7 +82,9 @@ export function skipReason(
   // planned run queued again by a recompute that raced the execution, or a retried delivery of a
   // recorded run. Calling would run the slot twice; the executor has the scheduler plan the next.
   if (target.lastScheduledAt && planned.scheduledAt <= target.lastScheduledAt) return 'recorded';
-  if (target.pausedUntil && target.pausedUntil > now) return 'paused';
+  // Judged at the run's planned time, not the admission's clock: the due job arrives up to the dispatch
+  // lead (300 ms) early, and the run at the pause end (planned at pausedUntil) must not be skipped.
+  if (target.pausedUntil && target.pausedUntil > planned.scheduledAt) return 'paused';
   return null;
 }
 
@@ -145,10 +155,11 @@ export class Admissions {
     // Each row's planned run, read once: the skip rules, the lock checks and the script use it.
     const planned = targets.map((target) => target && plannedRunOf(target));
     const admissions: (Admission | null)[] = dues.map((due, index) => {
-      const reason = skipReason(targets[index] ?? null, planned[index] ?? null, due, now);
+      const reason = skipReason(targets[index] ?? null, planned[index] ?? null, due);
       return reason ? { kind: 'skipped', reason } : null;
     });
     await this.releaseRecorded(planned, admissions);
+    await this.skipDisabledAccounts(targets, planned, admissions);
     await this.refuseHeldElsewhere(dues, planned, admissions);
     // Not skipped: the row has a target and a planned run at the due job's version.
     const candidates = dues.flatMap((_, index) =>
@@ -205,6 +216,26 @@ export class Admissions {
       this.deps.lock.releaseRecordedIn(pipeline, planned.endpointId, planned.runId, planned.scheduleVersion);
     }
     await pipeline.exec();
+  }
+
+  /**
+   * A disabled account (accounts.disabledAt, set by an operator) calls nothing: a run that passed the
+   * skip rules is skipped as `account-disabled` and its slot recorded as skipped, as a quota skip is,
+   * so the scheduler plans the next slot (not the same overdue one) and enabling the account resumes
+   * at it. The flag comes with the target's row (no extra read); the write is one statement for the
+   * batch, and only when a disabled account has due jobs in it.
+   */
+  private async skipDisabledAccounts(
+    targets: (ExecutionTarget | null)[],
+    planned: (PlannedRun | null)[],
+    admissions: (Admission | null)[],
+  ): Promise<void> {
+    const skipped = planned.flatMap((run, index) => {
+      if (admissions[index] || !run || !targets[index]?.accountDisabled) return [];
+      admissions[index] = { kind: 'skipped', reason: 'account-disabled' };
+      return [{ endpointId: run.endpointId, scheduleVersion: run.scheduleVersion, scheduledAt: run.scheduledAt }];
+    });
+    await recordSkippedSlots(this.deps.db, skipped);
   }
 
   /**

@@ -21,6 +21,7 @@ import { traceOutboundCall } from './call-span.js';
 import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { CallSlots } from './call-slots.js';
+import { judgeCall, withRuleOutcome, type ResponseRulesCache } from './response-rules.js';
 import type { Retries } from './retry.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { SigningKeys } from './signing-keys.js';
@@ -45,6 +46,8 @@ export interface ExecuteDeps {
   retries: Retries;
   /** The accounts' signing keys, decrypted once per stored value (signing-keys.ts). */
   signingKeys: SigningKeys;
+  /** Endpoints' response rules, compiled once per text (response-rules.ts). */
+  responseRules: ResponseRulesCache;
   /**
    * Bounds the calls in flight and the response memory reserved from a call until its run is
    * recorded (call-slots.ts).
@@ -102,11 +105,15 @@ async function callPlannedRun(
   const { runId, scheduledAt, source } = planned;
   try {
     phase('wait');
-    const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, () =>
-      callEndpoint(deps, target, runId, scheduledAt),
-    );
+    const rules = deps.responseRules.of(target.responseRules);
+    // Without successWhen the call is passed as it is: no extra promise per call.
+    const call = rules?.successWhen
+      ? async () => judgeCall(rules, await callEndpoint(deps, target, runId, scheduledAt))
+      : () => callEndpoint(deps, target, runId, scheduledAt);
+    const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, call);
     phase('call');
-    return toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
+    const run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
+    return withRuleOutcome(rules, run, true);
   } catch (error) {
     await deps.recorder.abandon(target.id, runId, planned.scheduleVersion);
     throw error;
@@ -146,16 +153,21 @@ export function untilDue(scheduledAt: Date): Promise<void> | null {
   })();
 }
 
-/** "Test now": runs even when paused; refused when archived; never touches scheduling state. */
+/**
+ * "Test now": runs even when paused; refused when archived; never touches scheduling state. Its
+ * successWhen decides its status, and it records the rules it matches, which do not act.
+ */
 export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload): Promise<TestRunResult> {
   const target = await loadExecutionTarget(deps.db, payload.endpointId);
   if (!target || target.accountId !== payload.accountId) throw new Error(`endpoint ${payload.endpointId} not found`);
   if (target.archivedAt) throw new Error(`endpoint ${payload.endpointId} is archived`);
+  const rules = deps.responseRules.of(target.responseRules);
   const run = await deps.callSlots(target.maxResponseSizeKb, async (callEnded) => {
     const scheduledAt = deps.now();
-    const outcome = await callEndpoint(deps, target, payload.runId, scheduledAt);
+    const outcome = judgeCall(rules, await callEndpoint(deps, target, payload.runId, scheduledAt));
     callEnded();
-    return deps.recorder.recordTest(toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null));
+    const tested = toRun(target, payload.runId, 'test', scheduledAt, outcome, 1, null);
+    return deps.recorder.recordTest(withRuleOutcome(rules, tested, false));
   });
   return {
     runId: run.id,

@@ -47,6 +47,7 @@ import { NotificationEvents } from './notifications/notification-events.js';
 import { NotificationWorker } from './notifications/notification-worker.js';
 import { OutcomeStash } from './outcome-stash.js';
 import { RunQuota } from './run-quota.js';
+import { ResponseRulesCache } from './response-rules.js';
 import { Retries } from './retry.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
@@ -141,6 +142,8 @@ export class Executor {
     this.http = createHttpExecutor({
       egress: options.egress,
       userAgent: options.userAgent ?? 'Kairos/0.1 (+scheduler)',
+      // The run says only "resolves to a non-public address"; the operator's log has which.
+      onBlocked: (refusal) => options.logger.warn('target refused by the egress guard', { ...refusal }),
     });
     this.layout = options.shards ?? SINGLE_SHARD;
     this.scheduleChanges = createScheduleChangeNotifier({
@@ -180,6 +183,7 @@ export class Executor {
     // One installation's planners, whatever the shards: read once per executor (planner-presence.ts).
     const plannerPresence = new PlannerPresence(producer, options.prefix);
     const signingKeys = new SigningKeys(options.masterKey);
+    const responseRules = new ResponseRulesCache();
     // One set of call slots for the whole process, every shard and Test now runs alike.
     const callSlots = createCallSlots(options.concurrency, (options.responseMemoryMb ?? RESPONSE_MEMORY_MB) * 1024);
     this.shardDeps = shards.map((shard) => {
@@ -218,9 +222,15 @@ export class Executor {
           runCompletedForPlanner,
           plannerPresence,
           notificationEvents,
+          replan: (endpointIds) => this.scheduleChanges.notify(endpointIds, 'rule-run-endpoint'),
+          onChainError: (error) =>
+            options.logger.warn('skip: a rule run of another endpoint not started', {
+              error: error.message,
+            }),
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
         signingKeys,
+        responseRules,
         callSlots,
         now,
       };
@@ -248,7 +258,7 @@ export class Executor {
       if (result.firstDelivery) metrics.observeRun(result.run);
     } else {
       metrics.executionsSkipped.inc({ reason: result.reason });
-      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded'].includes(result.reason)) {
+      if (['paused', 'job-not-active', 'archived', 'quota', 'recorded', 'account-disabled'].includes(result.reason)) {
         // The state that stopped this run also decides the next one (recorded: the slot has its
         // run, so the next is due): have the scheduler recompute. Marked dirty before it is
         // published (packages/queue/src/schedule-notifier.ts), as the api does.

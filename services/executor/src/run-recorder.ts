@@ -21,7 +21,7 @@
  */
 import { toStorableText } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
+import { chainRuns, recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
 import {
   BatchScript,
   traceContextOf,
@@ -75,6 +75,10 @@ export interface RunRecorderDeps {
   plannerPresence: PlannerPresence;
   /** Failing / recovered / auto-paused state changes and their notifications (issue #16); never rejects. */
   notificationEvents?: NotificationEvents;
+  /** Tells the scheduler to recompute endpoints a response rule asked to run (runEndpoint). */
+  replan?: (endpointIds: string[]) => Promise<void>;
+  /** Hears a runEndpoint request that could not be written (its runs are recorded all the same). */
+  onChainError?: (error: Error) => void;
 }
 
 /**
@@ -184,6 +188,8 @@ export class RunRecorder {
         status: run.status,
         source: run.source,
         scheduleVersion,
+        // A response rule asked for an analysis now (the planner still applies its spacing and budget).
+        ...(run.ruleOutcome?.analyse ? { analyse: true } : {}),
         ...traceContextOf(traceparent),
       } satisfies RunCompletedPayload,
     }));
@@ -199,8 +205,29 @@ export class RunRecorder {
       // Only endpoints that failed or are marked failing can change state: a batch of successes on
       // healthy endpoints costs no transition statement (0.5–1 PostgreSQL statement per run at 500/s).
       this.deps.notificationEvents?.afterRecorded(transitionCandidates),
+      this.startChainRuns(items, recorded),
     ]);
     return items.map(({ run }) => recorded.has(run.id));
+  }
+
+  /**
+   * Runs the endpoints the batch's runEndpoint rules name (one statement, only when a run asks:
+   * chainRuns), then has the scheduler plan them. Runs recorded by an earlier delivery asked already.
+   * Never rejects: the batch's runs are committed whatever happens here. A statement that committed
+   * left its rows schedule-dirty (the reconcile sweep plans them if the publish is lost); one that
+   * failed is a chain run not made, reported to onChainError.
+   */
+  private async startChainRuns(items: FinishedExecution[], recorded: Set<string>): Promise<void> {
+    const asking = items.flatMap(({ run }) =>
+      (run.ruleOutcome?.runEndpoints.length ?? 0) > 0 && recorded.has(run.id) ? [run] : [],
+    );
+    if (asking.length === 0) return;
+    try {
+      const asked = await chainRuns(this.deps.db, asking);
+      if (asked.length > 0) await this.deps.replan?.(asked);
+    } catch (error) {
+      this.deps.onChainError?.(error as Error);
+    }
   }
 }
 

@@ -8,12 +8,13 @@
  * another run's lock.
  *
  * A recorded run leaves a mark instead of nothing (`<runId>@recorded`, for LOCK_MARGIN_MS): a due job
- * of the same run under a newer version (a recompute that kept the run id while the slot executed,
- * plan.ts) may read the endpoint's row before the record commits and reach the lock after it is
- * freed; the mark refuses it, where an empty key let it call the run a second time (seen once in the
- * fault suite after a kill -9 of the scheduler: the same run id at the target 10 ms apart). Any other
- * run takes the lock over the mark. A run that ends unrecorded (its call threw, or the record failed
- * and its outcome is stashed) frees the key: its next delivery must be admitted.
+ * of the same run under a newer version (a recompute that kept the run id while the slot executed:
+ * decideNextRun, packages/db/src/schedule-state.ts) may read the endpoint's row before the record
+ * commits and reach the lock after it is freed; the mark refuses it, where an empty key let it call
+ * the run a second time (seen once in the fault suite after a kill -9 of the scheduler: the same run
+ * id at the target 10 ms apart). Any other run takes the lock over the mark. A run that ends
+ * unrecorded (its call threw, or the record failed and its outcome is stashed) frees the key: its next
+ * delivery must be admitted.
  *
  * The lock's whole lifecycle is here: admission.ts runs `admitLockLua` inside its one admission
  * script (or `admit` when it leaves the batch path); run-recorder.ts releases it on every path.

@@ -7,11 +7,10 @@
  */
 import { standardWebhookSecret } from '@kairos/core';
 import { claimQuotaNotices } from '@kairos/db/system';
-import { SMTPServer } from 'smtp-server';
 import { Webhook } from 'standardwebhooks';
-import type { AddressInfo } from 'node:net';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
+import { startTestSmtpServer, type TestSmtpServer } from '../../../test/smtp-server.js';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
 
 interface Received {
@@ -22,27 +21,11 @@ interface Received {
 
 let harness: ApiHarness;
 let engine: Engine;
-let smtp: SMTPServer;
-let smtpPort: number;
-const mails: string[] = [];
+let smtp: TestSmtpServer;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        mails.push(Buffer.concat(chunks).toString('utf8'));
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
-  const smtpUrl = `smtp://127.0.0.1:${smtpPort}`;
+  smtp = await startTestSmtpServer();
+  const smtpUrl = smtp.url;
   harness = await createApiHarness({ env: { KAIROS_SMTP_URL: smtpUrl } });
   engine = await startEngine(harness, {
     notifications: { smtp: { url: smtpUrl, from: 'Kairos <kairos@test.invalid>' }, retryBaseMs: 100 },
@@ -51,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await engine.close();
   await harness.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 /** The account's raw signing key (rotated, so the test holds it as a receiver would). */
@@ -130,7 +113,10 @@ describe('state changes', () => {
       url: `${slack.origin}/services/T/B/X`,
       events: ['endpoint.auto_paused'],
     });
-    await createChannel(api, { name: 'mail', type: 'email', recipients: ['oncall@test.invalid'] });
+    // The account's own (verified) user receives at once; another address would confirm first
+    // (email-recipients.test.ts).
+    const oncall = (await harness.db.prisma.user.findUniqueOrThrow({ where: { id: account.userId } })).email;
+    await createChannel(api, { name: 'mail', type: 'email', recipients: [oncall] });
 
     // /flaky fails twice then succeeds; /down always fails (auto-paused after 2).
     let flakyCalls = 0;
@@ -171,14 +157,14 @@ describe('state changes', () => {
     const downRuns = (await runsOf(down.id)).length;
     expect(downRuns).toBe(2);
 
-    await waitFor(async () => slackMessages.length >= 1 && mails.length >= 4, 10_000, 'Slack and email');
+    await waitFor(async () => slackMessages.length >= 1 && smtp.mails.length >= 4, 10_000, 'Slack and email');
     expect(slackMessages).toHaveLength(1);
     expect(slackMessages[0]!.text).toMatch(/was paused after 2 consecutive failures/);
-    const mailText = mails.join('\n');
+    const mailText = smtp.mails.map((mail) => mail.raw).join('\n');
     for (const event of ['endpoint.failing', 'endpoint.recovered', 'endpoint.auto_paused']) {
       expect(mailText).toContain(event);
     }
-    expect(mailText).toContain('oncall@test.invalid');
+    expect(mailText).toContain(oncall);
 
     // Deliveries are recorded and listed, each delivered in one attempt.
     const listed = await api.get('/api/notifications?limit=100');

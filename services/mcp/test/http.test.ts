@@ -83,6 +83,44 @@ test('answers a tool argument with U+0000 or a lone surrogate as VALIDATION_ERRO
   }
 });
 
+test('masks secret header values in every tool answer (key, signature, credential, session, private)', async () => {
+  const client = await connect({ 'x-api-key': env.account.apiKey });
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    return result;
+  };
+  const secrets = { 'X-Custom-Key': 'k1', 'X-Signature': 's1', 'Private-Key': 'p1', 'X-Access-Key': 'a1' };
+  const masked = Object.fromEntries(Object.keys(secrets).map((name) => [name, '********']));
+  const job = (await call('createJob', { name: 'Masked headers' })).structuredContent as { id: string };
+  const added = await call('addEndpoint', {
+    jobId: job.id,
+    name: 'With secrets',
+    url: `${env.target.origin}/orders`,
+    method: 'GET',
+    baselineIntervalMs: 3_600_000,
+    headersJson: { ...secrets, Accept: 'application/json' },
+  });
+  const endpointId = (added.structuredContent as { id: string }).id;
+  const answers = [
+    added,
+    await call('getEndpoint', { id: endpointId }),
+    await call('listEndpoints', { jobId: job.id }),
+    await call('updateEndpoint', { id: endpointId, headersJson: { ...masked, Accept: 'text/csv' } }),
+  ];
+  expect((answers[1]!.structuredContent as { headersJson: unknown }).headersJson).toEqual({
+    ...masked,
+    Accept: 'application/json',
+  });
+  for (const answer of answers) {
+    expect(JSON.stringify(answer)).not.toMatch(/"(k1|s1|p1|a1)"/);
+    expect(JSON.stringify(answer)).toContain('"X-Custom-Key":"********"');
+  }
+  // Sent back masked, each value stays as stored.
+  const stored = await env.harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+  expect(stored.headers).toEqual({ ...secrets, Accept: 'text/csv' });
+});
+
 test('refuses requests without credentials, with bad ones and with only a session cookie (401)', async () => {
   const attempts: Record<string, string>[] = [
     {},

@@ -7,12 +7,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
-/** The exact tool names, sorted (the spec names ten of them; docs list all 35). */
+/** The exact tool names, sorted (the spec names ten of them; docs list all 36). */
 export const EXPECTED_TOOL_NAMES = [
   'addEndpoint',
   'applyIntervalHint',
   'archiveEndpoint',
   'archiveJob',
+  'backtestEndpoint',
   'clearHints',
   'createJob',
   'createNotificationChannel',
@@ -207,6 +208,27 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   const health = await call('getEndpointHealth', { id: endpoint.id, sinceHours: 1 });
   expect(health).toMatchObject({ endpointId: endpoint.id, sinceHours: 1, failureCount: 0, failureStreak: 0 });
   expect(health.totalRuns).toBeGreaterThanOrEqual(1);
+
+  // Response rules: tried with backtestEndpoint (the target answers ok: true, so no status changes), set
+  // with updateEndpoint; a Test now run records the rules it matches.
+  const rules = [
+    { name: 'queue long', when: { all: [{ path: '$.queue', op: 'gt', value: 2 }] }, then: { analyse: true } },
+  ];
+  const successWhen = { all: [{ path: '$.ok', op: 'eq', value: true }] };
+  expect(await call('backtestEndpoint', { id: endpoint.id, rules, successWhen })).toMatchObject({
+    runsReplayed: expect.any(Number),
+    statusChanges: [],
+  });
+  expect(await call('updateEndpoint', { id: endpoint.id, rules, successWhen })).toMatchObject({ rules, successWhen });
+  const ruled = await call('testEndpoint', { id: endpoint.id });
+  expect(await call('getRun', { id: ruled.runId })).toMatchObject({ status: 'success', rulesMatched: ['queue long'] });
+  expect(
+    await callFailing('updateEndpoint', {
+      id: endpoint.id,
+      rules: [{ ...rules[0], when: { all: [{ path: 'queue', op: 'gt', value: 2 }] } }],
+    }),
+  ).toMatch(/must start with \$.* at rules\[0\]\.when\.all\[0\]\.path$/);
+  await call('updateEndpoint', { id: endpoint.id, rules: null, successWhen: null });
 
   // Scheduling control.
   const before = Date.now();

@@ -20,7 +20,7 @@ import {
   type AnalysisReport,
   type PlannerToolInput,
 } from '@kairos/core';
-import { listRecentRuns, loadSiblingSnapshots, type Database } from '@kairos/db';
+import { listRecentRuns, listResponseHistory, loadSiblingSnapshots, type Database } from '@kairos/db';
 import { StagedWrites, type StagedWritesOptions } from './staged-writes.js';
 
 export interface ToolResult {
@@ -109,7 +109,7 @@ export class AnalysisTools {
         return this.read(await this.latestRuns(1).then((runs) => ({ latestRun: runs[0] ?? null })));
       case 'get_response_history': {
         const { limit } = parsed.value as PlannerToolInput<'get_response_history'>;
-        return this.read({ runs: await this.latestRuns(limit ?? PLANNER_LIMITS.historyDefaultLimit) });
+        return this.read(await this.history(limit ?? PLANNER_LIMITS.historyDefaultLimit));
       }
       case 'get_sibling_latest_responses':
         return this.read(await this.siblings());
@@ -125,6 +125,15 @@ export class AnalysisTools {
   private async latestRuns(limit: number) {
     const { db, accountId, endpointId } = this.options;
     return (await listRecentRuns(db, accountId, endpointId, limit)).map(describeRun);
+  }
+
+  /** The scheduled runs of the last historySinceHours, newest first (the history the planner reads). */
+  private async history(limit: number) {
+    const { db, accountId, endpointId, now } = this.options;
+    const sinceHours = PLANNER_LIMITS.historySinceHours;
+    const since = new Date(now().getTime() - sinceHours * 3_600_000);
+    const runs = await listResponseHistory(db, accountId, endpointId, since, limit);
+    return { sinceHours, runs: runs.map(describeRun) };
   }
 
   private async siblings() {

@@ -93,7 +93,10 @@ export interface PlannerOptions {
 }
 
 export type PlannerOutcome =
-  | { kind: 'ignored'; reason: 'test-run' | 'no-api-key' | 'endpoint-gone' | 'endpoint-inactive' | 'ai-disabled' }
+  | {
+      kind: 'ignored';
+      reason: 'test-run' | 'no-api-key' | 'endpoint-gone' | 'endpoint-inactive' | 'ai-disabled' | 'account-disabled';
+    }
   | {
       kind: 'deferred';
       reason: 'in-progress' | 'too-soon' | 'backing-off' | 'not-due' | 'claimed-elsewhere' | 'model-paused';
@@ -119,6 +122,7 @@ function toGateInput(gate: AnalysisGateRow, event: RunCompletedPayload, budgetRe
     runStatus: gate.runStatus ?? event.status,
     previousRunStatus: gate.previousRunStatus,
     failureCount: gate.failureCount,
+    ruleRequested: event.analyse === true,
   };
 }
 
@@ -230,6 +234,7 @@ export class Planner {
       return { kind: 'ignored', reason: 'endpoint-inactive' };
     }
     if (!gate.aiSchedulingEnabled) return { kind: 'ignored', reason: 'ai-disabled' };
+    if (gate.accountDisabled) return { kind: 'ignored', reason: 'account-disabled' };
 
     const now = this.now();
     const budget = describeAiBudget(gate, now);

@@ -5,6 +5,7 @@
  * with a growing backoff, never in a tight loop.
  */
 import { createServer } from 'node:net';
+import { updateAccount } from '@kairos/db/system';
 import { Queue } from 'bullmq';
 import { waitFor } from '../../../test/engine.js';
 import {
@@ -275,5 +276,26 @@ describe('AI scheduling disabled', () => {
     expect(bed.fake.requests).toHaveLength(0);
     expect(await sessionsOf(bed.harness, endpoint.id)).toHaveLength(1);
     expect((await endpointRow(bed.harness, endpoint.id)).hintIntervalMs).toBe(15_000);
+  });
+});
+
+describe('account disabled by an operator', () => {
+  it('analyses nothing while disabled (no model call, no session); enabled again, analyses', async () => {
+    const tenant = await bed.harness.createAccount({ tier: 'enterprise' });
+    const endpoint = await createTestEndpoint(bed.harness.client(tenant.apiKey), tenant.accountId);
+    // The change `kairos accounts disable` and PATCH /api/admin/accounts make.
+    await updateAccount(bed.harness.db, tenant.accountId, { disabled: true }, new Date());
+    bed.fake.requests.length = 0;
+    bed.fake.play([submitAnalysis('looked')]);
+    expect(await runAndAnalyse(bed.harness, bed.planner, endpoint, { status: 'failed' })).toEqual({
+      kind: 'ignored',
+      reason: 'account-disabled',
+    });
+    expect(bed.fake.requests).toHaveLength(0);
+    expect(await sessionsOf(bed.harness, endpoint.id)).toHaveLength(0);
+
+    await updateAccount(bed.harness.db, tenant.accountId, { disabled: false }, new Date());
+    expect(await runAndAnalyse(bed.harness, bed.planner, endpoint)).toMatchObject({ kind: 'analysed' });
+    expect(await sessionsOf(bed.harness, endpoint.id)).toHaveLength(1);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { newId } from '@kairos/core';
 import { type AnalysisSession, type Endpoint } from '@kairos/db';
-import { recordScheduledRun } from '@kairos/db/system';
+import { recordScheduledRun, recordTestRun } from '@kairos/db/system';
 import { createRedisConnection } from '@kairos/queue';
 import { createLogger } from '@kairos/runtime';
 import {
@@ -118,7 +118,7 @@ export interface RunSpec {
   source?: string;
 }
 
-/** Records a scheduled run (endpoint state advanced as the executor does) and returns its event. */
+/** Records a run (a scheduled one advances the endpoint's state, as the executor does) and returns its event. */
 export async function recordRun(harness: ApiHarness, endpoint: TestEndpoint, spec: RunSpec = {}) {
   const at = spec.at ?? new Date();
   const status = spec.status ?? 'success';
@@ -143,7 +143,9 @@ export async function recordRun(harness: ApiHarness, endpoint: TestEndpoint, spe
     errorMessage: status === 'failed' ? 'HTTP 500' : null,
     attempt: 1,
   };
-  await recordScheduledRun(harness.db, run);
+  // A test run ("Test now") is recorded without touching the endpoint's state, as the executor does.
+  if (run.source === 'test') await recordTestRun(harness.db, run);
+  else await recordScheduledRun(harness.db, run);
   return { runId: run.id, endpointId: endpoint.id, accountId: endpoint.accountId, status, source: run.source };
 }
 

@@ -233,6 +233,29 @@ describe('malformed tool input', () => {
   });
 });
 
+describe('get_response_history', () => {
+  it('returns the scheduled runs of the last 24 hours, newest first, up to limit (no test runs)', async () => {
+    const endpoint = await createTestEndpoint(bed.api, bed.account.accountId);
+    const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
+    await recordRun(bed.harness, endpoint, { at: hoursAgo(30), body: { run: 'the day before' } });
+    await recordRun(bed.harness, endpoint, { at: hoursAgo(3), body: { run: 'three hours ago' } });
+    await recordRun(bed.harness, endpoint, { at: hoursAgo(2), body: { run: 'a test run' }, source: 'test' });
+    await recordRun(bed.harness, endpoint, { at: hoursAgo(1), status: 'failed', body: { run: 'an hour ago' } });
+    bed.fake.play([
+      callTools(toolUse('get_response_history', { limit: 50 }), toolUse('get_response_history', { limit: 2 })),
+      submitAnalysis('one failure an hour ago, fine since'),
+    ]);
+    await runAndAnalyse(bed.harness, bed.planner, endpoint, { body: { run: 'now' } });
+
+    const [all, two] = bed.fake.requests[1]!.toolResults.map((result) => JSON.parse(result.content));
+    const named = (history: { runs: { body: string }[] }) => history.runs.map((run) => JSON.parse(run.body).run);
+    expect(named(all)).toEqual(['now', 'an hour ago', 'three hours ago']);
+    expect(all.runs.map((run: { status: string }) => run.status)).toEqual(['success', 'failed', 'success']);
+    expect(named(two)).toEqual(['now', 'an hour ago']);
+    expect(all.sinceHours).toBe(24);
+  });
+});
+
 describe('get_sibling_latest_responses', () => {
   it('returns a read-only snapshot of the other endpoints of the job', async () => {
     const endpoint = await createTestEndpoint(bed.api, bed.account.accountId, { name: 'Consumer' });

@@ -1,4 +1,3 @@
 export { loadSchedulerConfig, type SchedulerConfig } from './config.js';
-export { decideNextRun } from './plan.js';
 export { Reconciler, type ReconcileReport } from './reconcile.js';
 export { Scheduler, type RecomputeResult, type SchedulerOptions } from './scheduler.js';

@@ -13,7 +13,7 @@
  * The reconcile sweep (reconcile.ts) repairs whatever Redis lost.
  */
 import type { Database } from '@kairos/db';
-import { recomputeEndpoints } from '@kairos/db/system';
+import { decideNextRun, recomputeEndpoints } from '@kairos/db/system';
 import {
   QUEUES,
   SINGLE_SHARD,
@@ -32,7 +32,6 @@ import {
 import { GroupCommit, ItemFailure, isItemFailure, type Logger } from '@kairos/runtime';
 import { Worker, type Job as BullJob } from 'bullmq';
 import { DueQueue } from './due-queue.js';
-import { decideNextRun } from './plan.js';
 
 import { Reconciler } from './reconcile.js';
 import { RetentionSweeper } from './retention.js';
@@ -164,8 +163,15 @@ export class Scheduler {
         }
       },
       async (recomputed) => {
+        // A scheduling action plans its run in its own transaction (packages/db/src/scheduling.ts) and
+        // bumps the version without queueing: the due job it superseded is the version before the row's.
         const superseded = recomputed.filter(({ row }) => versionsThatRan.get(row.id) !== row.scheduleVersion);
-        await Promise.all(superseded.map(({ row }) => this.dueQueue.removeVersion(row.id, row.scheduleVersion)));
+        await Promise.all(
+          superseded.flatMap(({ row }) => [
+            this.dueQueue.removeVersion(row.id, row.scheduleVersion),
+            this.dueQueue.removeVersion(row.id, row.scheduleVersion - 1),
+          ]),
+        );
         await this.dueQueue.addMany(
           recomputed.flatMap(({ planned }) =>
             planned ? [{ ...planned, traceparent: traceparents.get(planned.endpointId) }] : [],

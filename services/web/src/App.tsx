@@ -2,6 +2,7 @@
  * Routes. Every page but the sign-in page needs a session; /device keeps its path (RFC 8628's
  * verification_uri) and asks to sign in first like the rest.
  */
+import { useState } from 'react';
 import { Route, Routes } from 'react-router';
 import { Layout } from './components/layout';
 import { ErrorState, Loading } from './components/states';
@@ -20,10 +21,13 @@ import { SignInPage } from './pages/sign-in';
 
 export function App() {
   const session = useSession();
+  // Signed out after being signed in (Sign out, an expired session): the sign-in page takes focus.
+  const [wasSignedIn, setWasSignedIn] = useState(false);
+  if (session.data && !wasSignedIn) setWasSignedIn(true);
   if (session.isPending) return <Loading what="Loading Kairos" />;
   if (session.error && session.data === undefined)
     return <ErrorState error={session.error} retry={() => void session.refetch()} />;
-  if (!session.data) return <SignInPage />;
+  if (!session.data) return <SignInPage focusHeading={wasSignedIn} />;
   return (
     <Routes>
       <Route element={<Layout session={session.data} />}>

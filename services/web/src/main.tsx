@@ -1,7 +1,7 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
+import { createBrowserRouter, RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
 import { App } from './App';
 import { SESSION_KEY } from './lib/session';
@@ -26,12 +26,14 @@ const queryClient = new QueryClient({
   },
 });
 
+// A data router (one catch-all route; App's <Routes> match the rest): it lets a page with unsaved
+// edits hold a navigation until the person confirms (useBlocker, components/unsaved-warning.ts).
+const router = createBrowserRouter([{ path: '*', element: <App /> }]);
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <BrowserRouter>
-        <App />
-      </BrowserRouter>
+      <RouterProvider router={router} />
     </QueryClientProvider>
   </StrictMode>,
 );

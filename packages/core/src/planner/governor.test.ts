@@ -85,6 +85,18 @@ describe('governIntervalProposal', () => {
     expect(governIntervalProposal(endpoint({ ...user, hintIntervalOrigin: 'planner' }), input, NOW).kind).toBe('apply');
   });
 
+  it("replaces a response rule's interval hint (the latest decision wins), but never lifts a rule's pause", () => {
+    const rule = { hintIntervalMs: 5000, hintIntervalExpiresAt: at(MINUTE), hintIntervalOrigin: 'rule' as const };
+    const input = { intervalMs: 30_000, ttlMinutes: 30, reason: 'r' };
+    expect(governIntervalProposal(endpoint(rule), input, NOW).kind).toBe('apply');
+    expect(
+      governPause(endpoint({ pausedUntil: at(MINUTE), pauseOrigin: 'rule' }), { pausedUntil: null, reason: 'r' }, NOW),
+    ).toEqual({
+      kind: 'refuse',
+      summary: `the endpoint was paused by a response rule until ${iso(MINUTE)}; the planner never lifts or changes a rule's pause`,
+    });
+  });
+
   it('notes that a pause delays the hint', () => {
     const verdict = governIntervalProposal(
       endpoint({ pausedUntil: at(MINUTE), pauseOrigin: 'user' }),
@@ -108,7 +120,7 @@ describe('governNextTimeProposal', () => {
         reason: 'r',
         origin: 'planner',
       },
-      summary: `one run at ${iso(10 * MINUTE)}, hint expires ${iso(25 * MINUTE)}`,
+      summary: `one run at ${iso(10 * MINUTE)}, which replaces the scheduled runs until then; hint expires ${iso(25 * MINUTE)}`,
     });
   });
 

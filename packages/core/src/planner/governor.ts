@@ -18,7 +18,8 @@ import { isHintActive } from '../schedule/hints.js';
 import { checkIntervalHint, checkOneShotHint, checkPause, type HintTarget } from '../schemas/scheduling.js';
 import { PLANNER_LIMITS, type PlannerToolInput } from './tools.js';
 
-type Origin = 'user' | 'planner';
+/** rule: a response rule (packages/core/src/rules) set it; the planner treats its hints as its own (the latest decision wins) and never lifts its pause. */
+type Origin = 'user' | 'planner' | 'rule';
 
 /** The endpoint state the governor reads (a stored endpoint row satisfies it). */
 export interface GovernorTarget extends HintTarget {
@@ -143,7 +144,7 @@ export function governNextTimeProposal(
   return {
     kind: 'apply',
     change: { kind: 'one-shot-hint', nextRunAt: at, expiresAt, reason: input.reason, origin: 'planner' },
-    summary: `one run at ${iso(at)}${floorNote}, hint expires ${iso(expiresAt)}${pauseNote(target, now)}`,
+    summary: `one run at ${iso(at)}${floorNote}, which replaces the scheduled runs until then; hint expires ${iso(expiresAt)}${pauseNote(target, now)}`,
   };
 }
 
@@ -156,7 +157,10 @@ export function governPause(
   if (current !== null && target.pauseOrigin !== 'planner') {
     return {
       kind: 'refuse',
-      summary: `the endpoint was paused by a user until ${iso(current)}; the planner never lifts or changes a user's pause`,
+      summary:
+        target.pauseOrigin === 'rule'
+          ? `the endpoint was paused by a response rule until ${iso(current)}; the planner never lifts or changes a rule's pause`
+          : `the endpoint was paused by a user until ${iso(current)}; the planner never lifts or changes a user's pause`,
     };
   }
   if (input.pausedUntil === null) {

@@ -32,6 +32,13 @@ describe('plannerToolDefinitions', () => {
     // Short schemas: no timestamp regex sent to the model on every call.
     expect(JSON.stringify(tools).length).toBeLessThan(6000);
   });
+
+  it('says which runs the history holds and how many siblings the snapshot shows', () => {
+    const describedAs = (name: string) => tools.find((tool) => tool.name === name)!.description;
+    expect(describedAs('get_response_history')).toContain('scheduled runs of this endpoint in the last 24 hours');
+    expect(describedAs('get_response_history')).toContain('test runs left out');
+    expect(describedAs('get_sibling_latest_responses')).toContain('at most 20 of them');
+  });
 });
 
 describe('parsePlannerToolInput', () => {

@@ -18,8 +18,11 @@ export const PLANNER_LIMITS = {
   oneShotGraceMinutes: 15,
   /** A planner pause ends within a week (SCHEDULING_LIMITS.hintTtlMaxMinutes). */
   pauseMaxMinutes: SCHEDULING_LIMITS.hintTtlMaxMinutes,
+  /** get_response_history reads the scheduled runs of the last 24 hours (SPEC point 3). */
+  historySinceHours: 24,
   historyDefaultLimit: 10,
   historyMaxLimit: 50,
+  /** get_sibling_latest_responses shows at most this many siblings, the oldest first. */
   siblingsMax: 20,
   /** The model chooses when to look again within these bounds. */
   nextAnalysisMinMinutes: 1,
@@ -62,7 +65,7 @@ const reason = z
   .max(SCHEDULING_LIMITS.reasonMaxLength, `must be at most ${SCHEDULING_LIMITS.reasonMaxLength} characters`)
   .describe('Why, in one sentence (shown to the user on the endpoint)');
 
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+export const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** An ISO 8601 time with a zone (a refinement, so the JSON Schema the model reads stays short). */
 const timestamp = z
@@ -93,7 +96,9 @@ export const PLANNER_TOOL_INPUTS = {
     reason,
   }),
   propose_next_time: z.strictObject({
-    nextRunAt: timestamp.describe('ISO 8601 time of one extra run (a past time means as soon as possible)'),
+    nextRunAt: timestamp.describe(
+      'ISO 8601 time of the one run; no scheduled run happens before it (a past time means as soon as possible)',
+    ),
     ttlMinutes: plannerTtlMinutes
       .optional()
       .describe(
@@ -116,7 +121,9 @@ export const PLANNER_TOOL_INPUTS = {
       .min(1, 'must be at least 1')
       .max(PLANNER_LIMITS.historyMaxLimit, `must be at most ${PLANNER_LIMITS.historyMaxLimit}`)
       .optional()
-      .describe(`How many recent runs, newest first (default ${PLANNER_LIMITS.historyDefaultLimit})`),
+      .describe(
+        `How many runs of the last ${PLANNER_LIMITS.historySinceHours} hours, newest first (default ${PLANNER_LIMITS.historyDefaultLimit})`,
+      ),
   }),
   get_sibling_latest_responses: z.strictObject({}),
   submit_analysis: z.strictObject({
@@ -143,14 +150,19 @@ const DESCRIPTIONS: Record<PlannerToolName, string> = {
     'Run the endpoint every intervalMs for ttlMinutes, replacing its baseline (and backoff) until the hint expires. ' +
     'Clamped to minIntervalMs/maxIntervalMs. Refused on cron-scheduled endpoints and while a user-set interval hint is active.',
   propose_next_time:
-    'Run the endpoint once at nextRunAt (in addition to its schedule). Refused while a user-set one-shot hint is active.',
+    'Run the endpoint once at nextRunAt. Until then it replaces the scheduled runs: no baseline or interval-hint ' +
+    'run happens before it (a time far ahead silences the endpoint until then); afterwards the schedule resumes ' +
+    'from that run. Refused while a user-set one-shot hint is active.',
   pause_until:
     'Pause the endpoint until a time, or resume (null) a pause the planner set. A pause set by a user is never changed.',
   clear_hints: 'Remove the planner hints (interval and one-shot): back to the baseline schedule. User-set hints stay.',
   get_latest_response: 'The latest run: status, status code, duration and the first 500 characters of the body.',
-  get_response_history: 'Recent runs of this endpoint, newest first, each with the first 500 characters of its body.',
+  get_response_history:
+    `The scheduled runs of this endpoint in the last ${PLANNER_LIMITS.historySinceHours} hours (test runs left out), ` +
+    `newest first, at most limit of them, each with the first ${PLANNER_LIMITS.responseBodyMaxChars} characters of its body.`,
   get_sibling_latest_responses:
-    'A read-only snapshot of the other endpoints of the same job and their latest responses.',
+    'A read-only snapshot of the other endpoints of the same job and their latest responses: at most ' +
+    `${PLANNER_LIMITS.siblingsMax} of them, the oldest first (archived ones left out).`,
   submit_analysis:
     'Finish the analysis: your reasoning, your confidence and when to analyse again. Call it exactly once, last.',
 };

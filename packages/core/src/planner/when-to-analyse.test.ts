@@ -24,6 +24,21 @@ describe('decideAnalysis', () => {
     ['its time is exactly now', { nextAnalysisAt: NOW }, { analyse: true, trigger: 'scheduled' }],
     ['no next time stored', { nextAnalysisAt: null }, { analyse: true, trigger: 'scheduled' }],
     ['the first run', { previousRunStatus: null }, { analyse: true, trigger: 'first-run' }],
+    ['a response rule asks, nothing else changed', { ruleRequested: true }, { analyse: true, trigger: 'rule' }],
+    [
+      'a response rule asks within the spacing: brought forward to its end',
+      {
+        ruleRequested: true,
+        lastAnalysisAt: at(-30_000),
+        lastSession: { createdAt: at(-30_000), status: 'completed', endpointFailureCount: 0 },
+      },
+      { analyse: false, reason: 'too-soon', pullForwardTo: at(30_000) },
+    ],
+    [
+      'a response rule asks while a failed analysis backs off',
+      { ruleRequested: true, lastSession: { createdAt: at(-10 * MINUTE), status: 'failed', endpointFailureCount: 0 } },
+      { analyse: false, reason: 'backing-off' },
+    ],
     ['success → failed', { runStatus: 'failed', failureCount: 1 }, { analyse: true, trigger: 'status-changed' }],
     [
       'failed → success',

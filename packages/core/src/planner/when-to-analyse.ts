@@ -5,10 +5,12 @@
  *  1. none has ever started ('first-analysis');
  *  2. the endpoint's nextAnalysisAt has passed ('scheduled': the time the model chose, or the retry
  *     time after a failed analysis, or the end of an exhausted budget period);
- *  3. something changed since the last completed analysis: the first run ('first-run'), the run's
+ *  3. a response rule of the endpoint asked for one with this run ('rule': its `analyse` action);
+ *  4. something changed since the last completed analysis: the first run ('first-run'), the run's
  *     status differs from the previous run's ('status-changed'), or the failure count rose to a
  *     higher backoff step than the last analysis saw ('failures-rose'; past the 32x cap nothing
  *     changes, so a long outage does not trigger an analysis per run).
+ * A rule's request counts as a change: it waits for the spacing and the backoff like one.
  * And never when:
  *  - an analysis of the endpoint is in progress: one was claimed (lastAnalysisAt) and its session
  *    is not recorded yet, within the lease (a crashed planner's claim lapses after it);
@@ -26,6 +28,7 @@ export const ANALYSIS_TRIGGERS = [
   'first-run',
   'status-changed',
   'failures-rose',
+  'rule',
 ] as const;
 export const ANALYSIS_STATUSES = ['completed', 'failed', 'skipped'] as const;
 export type AnalysisTrigger = (typeof ANALYSIS_TRIGGERS)[number];
@@ -42,6 +45,8 @@ export interface AnalysisGateInput {
   previousRunStatus: RunStatus | null;
   /** Consecutive failures after this run. */
   failureCount: number;
+  /** A response rule asked for an analysis with this run (its `analyse` action). */
+  ruleRequested?: boolean;
 }
 
 export interface AnalysisGateOptions {
@@ -60,6 +65,7 @@ export type AnalysisDecision =
     };
 
 function detectChange(input: AnalysisGateInput): AnalysisTrigger | null {
+  if (input.ruleRequested) return 'rule';
   if (input.previousRunStatus === null) return 'first-run';
   if (input.runStatus !== input.previousRunStatus) return 'status-changed';
   const seen = input.lastSession?.endpointFailureCount ?? 0;

@@ -94,7 +94,8 @@ type ParsedFields = { ok: true; fields: CronFieldCollection } | { ok: false; mes
 
 function parseFields(expression: string, timezone: string): ParsedFields {
   if (!isValidTimezone(timezone)) return { ok: false, message: `unknown time zone "${timezone}" (use an IANA name)` };
-  const normalised = expression.trim().split(/\s+/);
+  // At most 7 pieces: 7 already says "too many fields" (a long text is not split to the end).
+  const normalised = expression.trim().split(/\s+/, 7);
   if (normalised.length !== 5 && normalised.length !== 6) {
     return {
       ok: false,

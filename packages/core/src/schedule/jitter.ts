@@ -24,7 +24,12 @@ import { computeNextRun, type NextRun, type RunSource, type ScheduleInput } from
 export const JITTER_MAX_MS = 3_600_000;
 
 /** The run sources whose planned time is jittered (not one-shots; a pause end keeps the resumed rule's source but is exact). */
-const JITTERED_SOURCES: ReadonlySet<string> = new Set<RunSource>(['baseline-cron', 'baseline-interval', 'ai-interval']);
+const JITTERED_SOURCES: ReadonlySet<string> = new Set<RunSource>([
+  'baseline-cron',
+  'baseline-interval',
+  'ai-interval',
+  'rule-interval',
+]);
 
 export interface JitterInput {
   jitterMs: number;

@@ -124,7 +124,9 @@ function checkedNextRun(input: ScheduleInput, now: Date): NextRun {
   const { pausedUntil, lastRunAt, minIntervalMs, maxIntervalMs } = input;
 
   if (pausedUntil !== null && pausedUntil > now) {
-    expect(next.nextRunAt).toEqual(pausedUntil);
+    // The pause end, or the minIntervalMs floor when that is later (never cut by maxIntervalMs).
+    const floorMs = lastRunAt !== null && minIntervalMs !== null ? lastRunAt.getTime() + minIntervalMs : 0;
+    expect(nextMs).toBe(Math.max(pausedUntil.getTime(), floorMs));
     expect(next.explanation.rule).toBe('paused');
   } else {
     expect(next.explanation.rule).not.toBe('paused');

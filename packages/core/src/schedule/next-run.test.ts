@@ -338,6 +338,43 @@ describe('computeNextRun: pause (rule 1)', () => {
       expected('14:00', 'ai-oneshot', 'paused', { pausedUntil: t('14:00') }),
     ],
     [
+      // The run at the pause end is not the one-shot's (which still runs at its own time; recording an
+      // ai-oneshot run would clear it): the rules without the one-shot name it.
+      'a one-shot due after the pause end does not give the source',
+      {
+        ...ranAt('12:00', '12:00:01'),
+        pausedUntil: t('14:00'),
+        hintOneShotAt: t('14:30'),
+        hintOneShotExpiresAt: t('15:00'),
+      },
+      '12:00:02',
+      expected('14:00', 'baseline-interval', 'paused', { pausedUntil: t('14:00') }),
+    ],
+    [
+      'a one-shot due by the floored pause end gives the source',
+      {
+        ...ranAt('12:00', '12:00:01'),
+        minIntervalMs: 7_200_000,
+        pausedUntil: t('13:00'),
+        hintOneShotAt: t('13:30'),
+        hintOneShotExpiresAt: t('15:00'),
+      },
+      '12:00:02',
+      expected('14:00:01', 'ai-oneshot', 'paused', { pausedUntil: t('13:00'), clamped: 'min' }),
+    ],
+    [
+      'the minIntervalMs floor holds at the pause end',
+      { ...ranAt('12:00', '12:00:01'), minIntervalMs: 7_200_000, pausedUntil: t('13:00') },
+      '12:00:02',
+      expected('14:00:01', 'baseline-interval', 'paused', { pausedUntil: t('13:00'), clamped: 'min' }),
+    ],
+    [
+      'and gives the time the rules give once the pause is over',
+      { ...ranAt('12:00', '12:00:01'), minIntervalMs: 7_200_000, pausedUntil: t('13:00') },
+      '13:00',
+      expected('14:00:01', 'baseline-interval', 'interval', { clamped: 'min' }),
+    ],
+    [
       'a hint that expires during the pause does not give the source',
       {
         ...ranAt('12:00', '12:00:01'),
@@ -507,4 +544,42 @@ describe('computeNextRun: invalid input', () => {
     expect(thrown).toBeInstanceOf(AppError);
     expect(thrown).toMatchObject({ code: 'VALIDATION_ERROR' });
   });
+});
+
+describe('computeNextRun: hints a response rule set (origin rule)', () => {
+  cases([
+    [
+      "a rule's interval hint: last run + its interval, source rule-interval",
+      {
+        ...ranAt('12:00', '12:00'),
+        hintIntervalMs: 10_000,
+        hintIntervalExpiresAt: t('12:00:20'),
+        hintIntervalOrigin: 'rule',
+      },
+      '12:00:01',
+      expected('12:00:10', 'rule-interval', 'interval-hint'),
+    ],
+    [
+      "a rule's one-shot (another endpoint's runEndpoint): at its time, source rule",
+      {
+        ...ranAt('12:00', '12:00'),
+        hintOneShotAt: t('12:00:30'),
+        hintOneShotExpiresAt: t('13:00'),
+        hintOneShotOrigin: 'rule',
+      },
+      '12:00:30',
+      expected('12:00:30', 'rule', 'one-shot'),
+    ],
+    [
+      'a planner hint keeps its source',
+      {
+        ...ranAt('12:00', '12:00'),
+        hintIntervalMs: 10_000,
+        hintIntervalExpiresAt: t('12:00:20'),
+        hintIntervalOrigin: 'planner',
+      },
+      '12:00:01',
+      expected('12:00:10', 'ai-interval', 'interval-hint'),
+    ],
+  ]);
 });

@@ -3,8 +3,12 @@
  * endpoint's scheduling state and `now`.
  *
  * Priority (first match wins):
- * 1. paused (pausedUntil > now): the pause-until time. Not clamped (a max clamp must not cut a
- *    user's pause short). The source is what rules 2-5 give when evaluated at pausedUntil.
+ * 1. paused (pausedUntil > now): the pause-until time, run once (the executor judges the pause
+ *    against the run's planned time: services/executor/src/admission.ts). Not cut by the max clamp
+ *    (it must not cut a pause short); the min clamp holds (a floor only moves the pause end later,
+ *    to the time the rules give once the pause is over). The source is what rules 2-5 give at the
+ *    pause end; a one-shot gives it only when due by then (that run is the one-shot's and uses it
+ *    up), a later one still runs at its own time.
  * 2. one-shot hint active: the one-shot time, even if already past (overdue: it runs once).
  * 3. interval hint active, endpoint on an interval baseline: anchor + hint interval, no backoff.
  *    If that slot would fall at or after the hint's expiry, the hint is ignored and the baseline
@@ -31,7 +35,8 @@ import { backoffMultiplier } from './backoff.js';
 import { isHintActive } from './hints.js';
 import { nextCronSlot, nextIntervalSlot } from './slots.js';
 
-export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 'ai-oneshot';
+/** rule-interval / rule: the interval or one-shot hint was set by a response rule (origin rule). */
+export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 'ai-oneshot' | 'rule-interval' | 'rule';
 export type ScheduleRule = 'paused' | 'one-shot' | 'interval-hint' | 'cron' | 'interval';
 export type ClampKind = 'min' | 'max';
 
@@ -55,6 +60,9 @@ export interface ScheduleInput {
   hintIntervalExpiresAt: Date | null;
   hintOneShotAt: Date | null;
   hintOneShotExpiresAt: Date | null;
+  /** Who set each hint; only `rule` changes anything (the run's source). Absent: user or planner. */
+  hintIntervalOrigin?: string | null;
+  hintOneShotOrigin?: string | null;
 }
 
 export interface NextRunExplanation {
@@ -77,20 +85,28 @@ export interface NextRun {
 export function computeNextRun(input: ScheduleInput, now: Date): NextRun {
   const { pausedUntil } = input;
   if (pausedUntil !== null && pausedUntil > now) {
-    const resumed = selectRun(input, pausedUntil);
+    const floor = minFloor(input);
+    const endsAt = floor !== null && floor > pausedUntil ? floor : pausedUntil;
+    const resumed = selectRun(input, endsAt);
+    const isLaterOneShot = resumed.source === 'ai-oneshot' && resumed.nextRunAt > endsAt;
     return {
-      nextRunAt: pausedUntil,
-      source: resumed.source,
+      nextRunAt: endsAt,
+      source: isLaterOneShot ? selectRun({ ...input, hintOneShotAt: null }, endsAt).source : resumed.source,
       explanation: {
         rule: 'paused',
         backoffMultiplier: 1,
-        clamped: null,
+        clamped: endsAt === pausedUntil ? null : 'min',
         pausedUntil,
         hintExpired: resumed.explanation.hintExpired,
       },
     };
   }
   return selectRun(input, now);
+}
+
+/** lastRunAt + minIntervalMs: the earliest the next run may start (null: no floor yet). */
+function minFloor({ lastRunAt, minIntervalMs }: ScheduleInput): Date | null {
+  return lastRunAt === null || minIntervalMs === null ? null : new Date(lastRunAt.getTime() + minIntervalMs);
 }
 
 export type OneShotState =
@@ -116,7 +132,9 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
   let hintExpired = oneShot.kind === 'expired';
   if (oneShot.kind === 'applicable') {
     const clamped = clampToWindow(oneShot.at, input, now);
-    if (clamped.at < oneShot.expiresAt) return buildRun(clamped, 'ai-oneshot', 'one-shot', 1, false);
+    if (clamped.at < oneShot.expiresAt) {
+      return buildRun(clamped, input.hintOneShotOrigin === 'rule' ? 'rule' : 'ai-oneshot', 'one-shot', 1, false);
+    }
     hintExpired = true; // the min clamp pushes it past its expiry
   }
 
@@ -140,7 +158,10 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
     if (expiresAt !== null && isHintActive(expiresAt, now)) {
       const slot = nextIntervalSlot(anchor, input.hintIntervalMs, input.lastRunAt, now);
       const clamped = clampToWindow(slot, input, now);
-      if (clamped.at < expiresAt) return buildRun(clamped, 'ai-interval', 'interval-hint', 1, hintExpired);
+      if (clamped.at < expiresAt) {
+        const source = input.hintIntervalOrigin === 'rule' ? 'rule-interval' : 'ai-interval';
+        return buildRun(clamped, source, 'interval-hint', 1, hintExpired);
+      }
       notBefore = expiresAt;
     }
     hintExpired = true;
@@ -165,7 +186,7 @@ interface ClampedTime {
 }
 
 function clampToWindow(candidate: Date, input: ScheduleInput, now: Date): ClampedTime {
-  const { lastRunAt, minIntervalMs, maxIntervalMs } = input;
+  const { lastRunAt, maxIntervalMs } = input;
   if (lastRunAt === null) return { at: candidate, clamped: null };
   let atMs = candidate.getTime();
   let clamped: ClampKind | null = null;
@@ -176,12 +197,10 @@ function clampToWindow(candidate: Date, input: ScheduleInput, now: Date): Clampe
       clamped = 'max';
     }
   }
-  if (minIntervalMs !== null) {
-    const floorMs = lastRunAt.getTime() + minIntervalMs;
-    if (atMs < floorMs) {
-      atMs = floorMs;
-      clamped = 'min';
-    }
+  const floor = minFloor(input);
+  if (floor !== null && atMs < floor.getTime()) {
+    atMs = floor.getTime();
+    clamped = 'min';
   }
   return { at: new Date(atMs), clamped };
 }

@@ -12,6 +12,13 @@ import { JITTER_MAX_MS } from '../schedule/jitter.js';
 import { autoPauseAfterFailures } from './auto-pause.js';
 import { descriptionText, trimmedName } from './common.js';
 import {
+  checkResponseRules,
+  responseRules,
+  successWhenInput,
+  type ResponseRule,
+  type SuccessWhen,
+} from './response-rules.js';
+import {
   HTTP_METHODS,
   LIMITS,
   METHODS_WITH_BODY,
@@ -20,9 +27,9 @@ import {
   type HttpMethod,
 } from './limits.js';
 
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Visible ASCII, space, tab and obs-text; no CR, LF or NUL (header injection).
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+export const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 const intervalMs = (what: string) =>
   z
@@ -199,6 +206,8 @@ const endpointFields = {
       description: `Response bytes kept; larger bodies are truncated and flagged (default ${LIMITS.maxResponseSizeDefaultKb})`,
     }),
   retry: retrySettings.nullable(),
+  successWhen: successWhenInput.nullable(),
+  rules: responseRules.nullable(),
   propagateTrace: z.boolean().meta({
     description:
       "Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own " +
@@ -228,6 +237,8 @@ export const createEndpointInput = z
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
     retry: endpointFields.retry.optional(),
+    successWhen: endpointFields.successWhen.optional(),
+    rules: endpointFields.rules.optional(),
     propagateTrace: endpointFields.propagateTrace.optional(),
     headersJson: endpointFields.headersJson.optional(),
     headers: endpointFields.headers.optional(),
@@ -271,6 +282,10 @@ export interface EndpointConfig {
   retry: RetrySettings | null;
   /** Trace context to the target while tracing is on (README "Tracing"); false: never. */
   propagateTrace: boolean;
+  /** null: HTTP 2xx/3xx succeed; else decided from the response (response-rules.ts). */
+  successWhen: SuccessWhen | null;
+  /** null: no response rules. */
+  rules: ResponseRule[] | null;
   headers: Record<string, string> | null;
   body: EndpointBody | null;
 }
@@ -326,6 +341,8 @@ export function applyEndpointInput(
     maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
     retry: null,
     propagateTrace: true,
+    successWhen: null,
+    rules: null,
     headers: null,
     body: null,
   };
@@ -346,6 +363,8 @@ export function applyEndpointInput(
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
   assign('retry', input.retry);
   assign('propagateTrace', input.propagateTrace);
+  assign('successWhen', input.successWhen);
+  assign('rules', input.rules);
   if (headers.given) config.headers = headers.value;
   if (body.given) config.body = body.value;
 
@@ -417,6 +436,8 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
       message: `retry.backoffCapMs (${config.retry.backoffCapMs}) must be at least retry.backoffBaseMs (${config.retry.backoffBaseMs})`,
     });
   }
+  // Interval rules on a cron baseline, whichever field changed (the whole configuration is checked).
+  issues.push(...checkResponseRules(config, null));
   if (config.body !== null && !METHODS_WITH_BODY.includes(config.method)) {
     issues.push({
       field: 'bodyJson',

@@ -7,3 +7,5 @@ export * from './runs.js';
 export * from './scheduling.js';
 export * from './notifications.js';
 export * from './auto-pause.js';
+export * from './response-rules.js';
+export * from './backtest.js';

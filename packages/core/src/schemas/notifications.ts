@@ -24,6 +24,12 @@ export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 /** The event of "send a test notification" (not selectable: every channel can be tested). */
 export const TEST_NOTIFICATION_EVENT = 'test';
 
+/**
+ * The event of the mail asking an email channel's recipient to confirm (not selectable: sent once per
+ * recipient that is not a verified user of the account, when the channel is created).
+ */
+export const CONFIRMATION_NOTIFICATION_EVENT = 'recipient.confirmation';
+
 export const NOTIFICATION_CHANNEL_TYPES = ['webhook', 'slack', 'email'] as const;
 export type NotificationChannelType = (typeof NOTIFICATION_CHANNEL_TYPES)[number];
 
@@ -36,6 +42,10 @@ export const NOTIFICATION_LIMITS = {
   channelsMax: 20,
   /** quota.nearly_exhausted fires at this share of runsPerMonth or aiTokensPerMonth. */
   quotaNoticeRatio: 0.9,
+  /** Test notifications an account may send per hour (all at once, then one every 6 minutes). */
+  testSendsPerHour: 10,
+  /** Confirmation mails an account may cause per day: two channels' worth of new recipients. */
+  confirmationMailsPerDay: 40,
 } as const;
 
 const eventList = z
@@ -44,7 +54,7 @@ const eventList = z
   .refine((events) => new Set(events).size === events.length, 'list each event once')
   .meta({ description: `Events this channel receives (default: all of ${NOTIFICATION_EVENTS.join(', ')})` });
 
-const emailAddress = z.email('must be an email address').max(254, 'must be at most 254 characters');
+export const emailAddress = z.email('must be an email address').max(254, 'must be at most 254 characters');
 
 const channelBase = { name: trimmedName, events: eventList.optional() };
 
@@ -71,7 +81,11 @@ export const createNotificationChannelInput = z
         .array(emailAddress)
         .min(1, 'list at least one recipient')
         .max(NOTIFICATION_LIMITS.recipientsMax, `at most ${NOTIFICATION_LIMITS.recipientsMax} recipients`)
-        .meta({ description: 'Email addresses (the server sends with the SMTP settings of its environment)' }),
+        .meta({
+          description:
+            'Email addresses (the server sends with the SMTP settings of its environment). An address that is ' +
+            'not a verified user of the account receives a confirmation link first, and nothing else until it confirms',
+        }),
     }),
   ])
   .meta({ id: 'CreateNotificationChannelInput' });
@@ -79,7 +93,7 @@ export type CreateNotificationChannelInput = z.infer<typeof createNotificationCh
 
 /** The Standard Webhooks payload every channel's message is made from. */
 export interface NotificationPayload {
-  type: NotificationEvent | typeof TEST_NOTIFICATION_EVENT;
+  type: NotificationEvent | typeof TEST_NOTIFICATION_EVENT | typeof CONFIRMATION_NOTIFICATION_EVENT;
   /** ISO 8601 time of the state change. */
   timestamp: string;
   data: Record<string, unknown>;
@@ -105,5 +119,7 @@ export function describeNotification(payload: NotificationPayload): string {
       return `Quota ${String(data.quota)} is at ${String(data.percent)} % (${String(data.used)} of ${String(data.limit)}) this month.`;
     case 'test':
       return 'Test notification from Kairos: this channel works.';
+    case 'recipient.confirmation':
+      return `Asked ${String(data.recipient)} to confirm that it receives this channel's notifications.`;
   }
 }

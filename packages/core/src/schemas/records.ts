@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { retrySettings } from './endpoint.js';
+import { responseRules, successWhenInput } from './response-rules.js';
 import { JOB_STATUSES } from './job.js';
 import { HTTP_METHODS } from './limits.js';
 
@@ -24,7 +25,8 @@ export const jobRecord = z
   })
   .meta({ id: 'Job' });
 
-export const CHANGE_ORIGINS = ['user', 'planner'] as const;
+/** Who set a hint or a pause: a person (API, UI, MCP), the AI planner, or a response rule. */
+export const CHANGE_ORIGINS = ['user', 'planner', 'rule'] as const;
 export const ENDPOINT_STATUSES = ['active', 'paused', 'archived'] as const;
 
 export const intervalHintRecord = z
@@ -80,10 +82,14 @@ export const endpointRecord = z
     }),
     jobPaused: z.boolean(),
     nextRunAt: nullableTime.meta({ description: 'When the next execution is due; null when nothing is scheduled' }),
-    nextRunSource: z.enum(['baseline-cron', 'baseline-interval', 'ai-interval', 'ai-oneshot']).nullable().meta({
-      description:
-        'What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint, or a one-shot hint',
-    }),
+    nextRunSource: z
+      .enum(['baseline-cron', 'baseline-interval', 'ai-interval', 'ai-oneshot', 'rule-interval', 'rule'])
+      .nullable()
+      .meta({
+        description:
+          'What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint (rule-interval: ' +
+          "a response rule's), or a one-shot hint (rule: another endpoint's rule asked for one run)",
+      }),
     lastRunAt: nullableTime,
     lastStatus: z.enum(['success', 'failed']).nullable(),
     failureCount: z.number().int().meta({ description: 'Consecutive failures (drives backoff)' }),
@@ -100,6 +106,24 @@ export const endpointRecord = z
       interval: intervalHintRecord.nullable(),
       oneShot: oneShotHintRecord.nullable(),
     }),
+    successWhen: successWhenInput.nullable().meta({ description: 'When a run succeeds; null: HTTP 2xx and 3xx' }),
+    rules: responseRules.nullable().meta({ description: 'Response rules, in order; null: none' }),
+    ruleState: z
+      .object({
+        rule: z.string().meta({ description: 'The rule whose interval is in force' }),
+        intervalMs: z.number().int().meta({ description: 'Its interval, clamped to minIntervalMs/maxIntervalMs' }),
+        since: isoTime.meta({ description: 'When it started to match (renewing runs keep this time)' }),
+        expiresAt: isoTime.meta({ description: 'When it ends unless a run matches again (two intervals on)' }),
+        explanation: z.string().meta({
+          example: "runs every 60 s because rule 'backlog high' matched at 2026-11-30T10:02:00.000Z",
+        }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'The response rule whose interval is in force (hints.interval with origin rule); null: none. The first run ' +
+          'that does not match ends it, and a later AI or user interval hint replaces it',
+      }),
     archivedAt: nullableTime,
     createdAt: isoTime,
     updatedAt: isoTime,

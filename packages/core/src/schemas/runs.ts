@@ -54,7 +54,9 @@ export const runRecord = z
   .object({
     id: z.string(),
     endpointId: z.string(),
-    status: z.enum(RUN_STATUSES).meta({ description: 'success (HTTP 2xx/3xx) or failed (anything else)' }),
+    status: z.enum(RUN_STATUSES).meta({
+      description: "success (HTTP 2xx/3xx, or as the endpoint's successWhen decides) or failed (anything else)",
+    }),
     statusCode: z
       .number()
       .int()
@@ -82,7 +84,8 @@ export const runRecord = z
       .nullable()
       .meta({
         description:
-          'When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error ' +
+          'When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed ' +
+          '(the response failed a successWhen condition; errorMessage names it and the value seen) or record_error ' +
           '(the call completed but the run could not be stored as it came back: status code and timing kept, ' +
           'body dropped, errorMessage says why) (open list)',
       }),
@@ -93,9 +96,16 @@ export const runRecord = z
     completedAt: isoTime,
     lateMs: z.number().int().meta({ description: 'startedAt − scheduledAt: how late the run started' }),
     source: z.string().meta({
-      description: 'Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, test (open list)',
+      description:
+        "Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's " +
+        "interval), rule (another endpoint's rule ran it), test (open list)",
     }),
     attempt: z.number().int().meta({ description: 'Delivery attempt (2 after an executor crash, same id)' }),
+    rulesMatched: z.array(z.string()).meta({
+      description:
+        "The names of the endpoint's response rules this run matched, in order (empty: none, or the endpoint had no " +
+        'rules). A Test now run lists them too, but its rules do not act',
+    }),
     attempts: z
       .array(runAttemptRecord)
       .nullable()
@@ -157,7 +167,9 @@ export const testRunResultRecord = z
   })
   .meta({ id: 'TestRunResult' });
 
-const calendarDate = z.iso.date('must be a date YYYY-MM-DD').meta({ description: 'UTC date', example: '2026-11-21' });
+export const calendarDate = z.iso
+  .date('must be a date YYYY-MM-DD')
+  .meta({ description: 'UTC date', example: '2026-11-21' });
 
 export const dashboardQuery = z.object({
   startDate: calendarDate.optional().meta({

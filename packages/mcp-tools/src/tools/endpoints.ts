@@ -1,5 +1,7 @@
 import {
   LIMITS,
+  backtestInput,
+  backtestResultRecord,
   createEndpointInput,
   endpointRecord,
   pagingQuery,
@@ -23,8 +25,21 @@ export const describeSchedule = (record: EndpointRecord): string => {
     ? `cron "${record.baselineCron}" (${record.timezone})`
     : `every ${record.baselineIntervalMs} ms`;
   const next = record.nextRunAt ? `next run ${record.nextRunAt}` : 'nothing scheduled';
-  return `Endpoint "${record.name}" (${record.id}) is ${record.status}, ${baseline}, ${next}, ${record.failureCount} consecutive failures`;
+  const rule = record.ruleState ? `, ${record.ruleState.explanation}` : '';
+  return `Endpoint "${record.name}" (${record.id}) is ${record.status}, ${baseline}${rule}, ${next}, ${record.failureCount} consecutive failures`;
 };
+
+/** What the endpoint tools say about successWhen and rules (the response rules). */
+const RESPONSE_RULES_HELP =
+  'successWhen (default null: HTTP 2xx/3xx succeed) is { status?: ["2xx", 304], all?: [condition] }: a run succeeds ' +
+  'when its status is listed and every condition holds, else it fails (errorKind assertion_failed, counted as any ' +
+  'failure). rules (default null, at most 20) is [{ name, when: { status?, runStatus?: success|failed, all?, any? }, ' +
+  'then: { intervalMs? | pauseMs?, runEndpoint?: sibling endpoint id, analyse?: true } }], evaluated after every run ' +
+  'at no token cost: intervalMs runs the endpoint at that interval while the rule keeps matching (interval ' +
+  'baselines only), pauseMs pauses it, runEndpoint runs another endpoint of the job once now, analyse starts a ' +
+  'planner analysis. A condition is { path, op, value? }: path $ (the body), $.a.b, $.items[0], $status, ' +
+  '$durationMs; op eq, ne, gt, gte, lt, lte, exists, missing, contains, matches (RE2). Try them first with ' +
+  'backtestEndpoint.';
 
 const jobOf = async (api: ApiClient, id: string, given: string | undefined) =>
   given ?? (await api.getEndpoint(id)).jobId;
@@ -46,7 +61,8 @@ export const endpointTools = [
       "default null = the account's default, off unless set) pauses the endpoint after that many consecutive " +
       'failures. propagateTrace (default true) sends the W3C traceparent/tracestate of the execution with the ' +
       'request, only when the deployment has OpenTelemetry tracing on; false never sends them. description tells the AI planner how to adapt the schedule from the ' +
-      'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH.',
+      'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH. ' +
+      RESPONSE_RULES_HELP,
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,
     annotations: CHANGE,
@@ -85,12 +101,32 @@ export const endpointTools = [
       'Changes any subset of the endpoint input fields (null clears an optional field). Setting one baseline ' +
       'replaces the other. retry is replaced as a whole (null: no retries). The resulting configuration is ' +
       'validated as a whole. A masked header value ' +
-      '(********) keeps the stored one. Archived endpoints are read-only.',
+      '(********) keeps the stored one. Archived endpoints are read-only. rules are replaced as a whole (null: ' +
+      'none). ' +
+      RESPONSE_RULES_HELP,
     input: z.strictObject({ id: endpointId, jobId: parentJobId, ...updateEndpointInput.shape }),
     output: endpoint,
     annotations: IDEMPOTENT_CHANGE,
     run: async (api, { id, jobId: job, ...input }) => api.updateEndpoint(await jobOf(api, id, job), id, input),
     summarize: (record) => `Updated. ${describeSchedule(record)}.`,
+  }),
+  defineTool({
+    name: 'backtestEndpoint',
+    title: 'Backtest response rules',
+    description:
+      "Replays the endpoint's latest recorded scheduled runs (limit, default 500, at most 5000) through proposed " +
+      "successWhen and rules (absent: the endpoint's own; null: none), changing nothing: which runs' status would " +
+      'change, which rules each run matches, the schedule the rules would have applied and the calls a day it ' +
+      'implies, against the same figures as recorded. Use it before updateEndpoint.',
+    input: z.strictObject({ id: endpointId, ...backtestInput.shape }),
+    output: asOutput(backtestResultRecord),
+    annotations: READ_ONLY,
+    run: (api, { id, ...input }) => api.backtestEndpoint(id, input),
+    summarize: (result) =>
+      `Replayed ${result.runsReplayed} runs: ${result.statusChanges.length} would change status ` +
+      `(${result.replayed.successCount} successes against ${result.recorded.successCount} recorded); ` +
+      `${result.runs.filter((run) => run.rulesMatched.length > 0).length} match a rule; ` +
+      `${result.replayed.callsPerDay ?? '–'} calls a day against ${result.recorded.callsPerDay ?? '–'} recorded.`,
   }),
   defineTool({
     name: 'archiveEndpoint',
@@ -113,6 +149,6 @@ export const endpointTools = [
     annotations: IDEMPOTENT_CHANGE,
     run: (api, { id, ...input }) => api.pauseEndpoint(id, input),
     summarize: (result) =>
-      result.pausedUntil ? `Paused until ${result.pausedUntil}.` : `Resumed. ${describeSchedule(result.endpoint)}.`,
+      `${result.pausedUntil ? `Paused until ${result.pausedUntil}.` : 'Resumed.'} ${describeSchedule(result.endpoint)}.`,
   }),
 ];

@@ -3,7 +3,13 @@
  * combination (a URL for webhook and slack, recipients for email); the input here is one flat
  * object because MCP tool inputs are plain objects.
  */
-import { FAILURE_SETTING_RANGE, NOTIFICATION_CHANNEL_TYPES, NOTIFICATION_EVENTS, pagingQuery } from '@kairos/core';
+import {
+  CONFIRMATION_NOTIFICATION_EVENT,
+  FAILURE_SETTING_RANGE,
+  NOTIFICATION_CHANNEL_TYPES,
+  NOTIFICATION_EVENTS,
+  pagingQuery,
+} from '@kairos/core';
 import { z } from 'zod';
 import { notificationChannelRecord, notificationRecord, type NotificationInfo } from '../notification-records.js';
 import { CHANGE, IDEMPOTENT_CHANGE, defineListTool, defineTool, idArg } from '../tool.js';
@@ -22,7 +28,9 @@ export const notificationTools = [
     description:
       'Where state changes are announced: type webhook (url; a POST signed in the Standard Webhooks format with ' +
       "the account signing key, secret 'whsec_' + base64 of the rawKey), slack (url of an incoming webhook) or " +
-      'email (recipients; needs SMTP on the server, else CONFLICT). events (default all): endpoint.failing, ' +
+      'email (recipients; needs SMTP on the server, else CONFLICT; an address that is not a verified user of the ' +
+      'account is sent a confirmation link and receives nothing else until it confirms: pendingRecipients). ' +
+      'events (default all): endpoint.failing, ' +
       'endpoint.recovered, endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted. One ' +
       'notification per state change, never one per run.',
     input: z.strictObject({
@@ -59,7 +67,10 @@ export const notificationTools = [
   defineTool({
     name: 'testNotificationChannel',
     title: 'Send a test notification',
-    description: 'Queues a "test" notification to the channel; follow its delivery with listNotifications (channelId).',
+    description:
+      'Queues a "test" notification to the channel; follow its delivery with listNotifications (channelId). An ' +
+      'email channel sends it to its confirmed recipients only (CONFLICT while none has confirmed); at most 10 ' +
+      'test notifications an hour per account (RATE_LIMITED beyond).',
     input: z.strictObject({ channelId }),
     output: notificationRecord,
     annotations: CHANGE,
@@ -76,7 +87,7 @@ export const notificationTools = [
       ...paging,
       channelId: z.string().optional().describe('Only this channel'),
       event: z
-        .enum([...NOTIFICATION_EVENTS, 'test'])
+        .enum([...NOTIFICATION_EVENTS, 'test', CONFIRMATION_NOTIFICATION_EVENT])
         .optional()
         .describe('Only this event'),
     }),

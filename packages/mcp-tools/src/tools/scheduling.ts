@@ -40,14 +40,16 @@ export const schedulingTools = [
     annotations: IDEMPOTENT_CHANGE,
     run: (api, { id, ...input }) => api.applyIntervalHint(id, input),
     summarize: (result) =>
-      `Interval hint set: every ${result.clampedIntervalMs} ms (requested ${result.intervalMs}) until ${result.expiresAt}.`,
+      `Interval hint set: every ${result.clampedIntervalMs} ms (requested ${result.intervalMs}) until ${result.expiresAt}. ` +
+      `${describeSchedule(result.endpoint)}.`,
   }),
   defineTool({
     name: 'scheduleOneShot',
     title: 'Run once after a delay (one-shot hint)',
     description:
-      'Runs the endpoint once, nextRunInMs milliseconds from now (0: as soon as possible), then the schedule ' +
-      'continues as before. Works on cron and interval endpoints; the minIntervalMs floor still applies. ' +
+      'Runs the endpoint once, nextRunInMs milliseconds from now (0: as soon as possible); until then it ' +
+      'replaces the scheduled runs (no baseline or interval-hint run happens before it), and afterwards the ' +
+      'schedule resumes from that run. Works on cron and interval endpoints; the minIntervalMs floor still applies. ' +
       `The hint expires ttlMinutes from now; when omitted, ${ONE_SHOT_TTL_SLACK_MINUTES} minutes after the run ` +
       'time. Replaces an earlier one-shot hint.',
     input: z.strictObject({
@@ -71,7 +73,8 @@ export const schedulingTools = [
         ttlMinutes: ttlMinutes ?? oneShotTtlMinutes(nextRunInMs),
         reason,
       }),
-    summarize: (result) => `One-shot run scheduled at ${result.nextRunAt} (hint expires ${result.expiresAt}).`,
+    summarize: (result) =>
+      `One-shot run scheduled at ${result.nextRunAt} (hint expires ${result.expiresAt}). ${describeSchedule(result.endpoint)}.`,
   }),
   defineTool({
     name: 'clearHints',

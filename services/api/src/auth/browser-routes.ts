@@ -21,17 +21,38 @@ import { CSRF_FORM_FIELD } from './sessions.js';
 
 type PageHandler = (req: Request, res: Response) => Promise<void>;
 
-/** Errors on a browser navigation become a page, not JSON. */
+/**
+ * Errors on a browser navigation become a page, not JSON. A refusal written for people (an AppError
+ * below 500: an expired sign-in, an unverified address) is shown as it is; anything else (the
+ * identity provider unreachable, a token exchange refused, a bug) shows a generic message with the
+ * request id as its reference, and the detail, which may name internal addresses, goes to the log.
+ */
 function page(deps: ApiDeps, handler: PageHandler): PageHandler {
   return async (req, res) => {
     try {
       await handler(req, res);
     } catch (error) {
       const known = error instanceof AppError;
-      if (!known) deps.logger.warn('browser sign-in step failed', { path: req.path, error: (error as Error).message });
-      const message = known ? error.message : `The sign-in could not be completed: ${(error as Error).message}`;
+      const status = known ? error.status : 400;
+      let message: string;
+      if (known && status < 500) {
+        message = error.message;
+      } else {
+        const { message: detail, code, cause } = error as Error & { code?: unknown };
+        // openid-client puts the provider's answer (e.g. invalid_client) in code and cause.
+        deps.logger.warn('browser sign-in step failed', {
+          requestId: req.requestId,
+          path: req.path,
+          error: detail,
+          code,
+          cause,
+        });
+        message =
+          'The sign-in could not be completed. Try again; if it keeps failing, give your administrator ' +
+          `this reference: ${req.requestId ?? 'none'}.`;
+      }
       res
-        .status(known ? error.status : 400)
+        .status(status)
         .type('html')
         .send(renderPage('Sign-in failed', `<p>${escapeHtml(message)}</p><p><a href="/">Back to Kairos</a></p>`));
     }

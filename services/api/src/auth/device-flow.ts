@@ -15,7 +15,12 @@
 import { randomInt } from 'node:crypto';
 import { AppError, hashSecret } from '@kairos/core';
 import { type DeviceCode } from '@kairos/db';
-import { createDeviceCode, decideDeviceCode, deleteExpiredDeviceCodes } from '@kairos/db/system';
+import {
+  countPendingDeviceCodes,
+  createDeviceCode,
+  decideDeviceCode,
+  deleteExpiredDeviceCodes,
+} from '@kairos/db/system';
 import { randomBytes } from 'node:crypto';
 import { audit } from '../audit.js';
 import type { ApiDeps } from '../routes/deps.js';
@@ -55,6 +60,20 @@ export async function issueDeviceCode(deps: ApiDeps, clientName: string | null):
   const now = deps.now();
   // Codes expired for a day are dropped (their user codes become free again); cheap, indexed.
   await deleteExpiredDeviceCodes(deps.db, now, 24 * 60 * 60_000);
+  // A global bound: the per-address rate limit alone lets many addresses fill the table. Checked
+  // before the insert, so concurrent requests may pass it by a few.
+  const maxPending = deps.config.KAIROS_DEVICE_CODES_MAX_PENDING;
+  const pending = await countPendingDeviceCodes(deps.db, now);
+  if (pending.count >= maxPending) {
+    const retryAfterSec = Math.max(
+      1,
+      Math.ceil(((pending.firstExpiresAt?.getTime() ?? now.getTime()) - now.getTime()) / 1000),
+    );
+    throw new AppError('RATE_LIMITED', `too many pending device requests: retry in ${retryAfterSec} s`, {
+      maxPendingDeviceCodes: maxPending,
+      retryAfterSeconds: retryAfterSec,
+    });
+  }
   const deviceCode = randomBytes(32).toString('base64url');
   for (let attempt = 0; ; attempt += 1) {
     const userCode = generateUserCode();

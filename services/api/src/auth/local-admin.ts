@@ -7,26 +7,36 @@
  */
 import { AppError, generateSecret } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { createAccount, createLoginToken, findUserByEmail, type UserWithAccount } from '@kairos/db/system';
+import {
+  createAccount,
+  createLoginToken,
+  findUserByEmail,
+  findVerifiedUserByEmail,
+  type UserWithAccount,
+} from '@kairos/db/system';
 
 export const LOGIN_LINK_TTL_MS = 15 * 60_000;
 export const LOCAL_SIGN_IN_PATH = '/api/auth/local';
 
-/** The local admin user, created with its account (and signing key) when missing. Idempotent. */
+/**
+ * The local admin user, created with its account (and signing key) when missing. Idempotent. The
+ * operator vouches for the address (verified); a user created from an unverified sign-in with the
+ * same address is never taken for the admin.
+ */
 export async function ensureLocalAdmin(db: Database, email: string, masterKey: Buffer): Promise<UserWithAccount> {
-  const existing = await findUserByEmail(db, email);
+  const existing = await findVerifiedUserByEmail(db, email);
   if (existing) return existing;
   try {
     const created = await createAccount(
       db,
-      { email, name: 'Local admin', tier: 'enterprise', operator: true },
+      { email, emailVerified: true, name: 'Local admin', tier: 'enterprise', operator: true },
       { masterKey },
     );
     return { ...created.user, account: created.account };
   } catch (error) {
     // Another replica created it at the same moment.
     if (error instanceof AppError && error.code === 'CONFLICT') {
-      const winner = await findUserByEmail(db, email);
+      const winner = await findVerifiedUserByEmail(db, email);
       if (winner) return winner;
     }
     throw error;

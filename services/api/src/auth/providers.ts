@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '@kairos/core';
 import * as oidc from 'openid-client';
 import type { ApiConfig } from '../config.js';
+import { withoutTrailingSlashes } from './pages.js';
 import type { SignInFlow } from './sign-in-flow.js';
 
 /** What a provider tells us about the person signing in. */
@@ -189,7 +190,7 @@ export class GitHubProvider implements IdentityProvider {
   }
 
   private async api<T>(path: string, accessToken: string): Promise<T> {
-    const response = await fetch(new URL(path.slice(1), `${this.settings.apiUrl.replace(/\/$/, '')}/`), {
+    const response = await fetch(new URL(path.slice(1), `${withoutTrailingSlashes(this.settings.apiUrl)}/`), {
       headers: {
         accept: 'application/vnd.github+json',
         authorization: `Bearer ${accessToken}`,

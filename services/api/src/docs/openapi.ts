@@ -20,6 +20,8 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
       ...(spec.public ? { security: [] } : {}),
+      // Credential management: an API key (or the web UI's session), never a device access token.
+      ...(spec.refusesAccessTokens ? { security: [{ apiKey: [] }] } : {}),
       requestParams: {
         ...(pathParams.length > 0
           ? {
@@ -72,7 +74,8 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
       title: 'Kairos API',
       version: API_VERSION,
       description:
-        'Adaptive HTTP job scheduler. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <ACCESS_TOKEN>`. ' +
+        'Adaptive HTTP job scheduler. Authenticate with `x-api-key: <API_KEY>` or `Authorization: Bearer <ACCESS_TOKEN>` ' +
+        '(a device access token cannot manage API keys or devices: 403 there). ' +
         'The web UI signs in with a session cookie; cookie-authenticated writes need the `X-CSRF-Token` header ' +
         '(GET /api/auth/session). Errors are `{ "error": { "code", "message", "details" } }` (the device-flow token ' +
         'endpoint answers OAuth errors, as RFC 8628 requires). Authenticated responses carry `X-RateLimit-Limit` ' +

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { apiReference } from '@scalar/express-api-reference';
 import express, { type Router } from 'express';
 import type { RouteRegistry } from '../http/route.js';
+import { allowScriptByNonce } from '../http/security-headers.js';
 import type { ApiDeps } from '../routes/deps.js';
 import { renderLlmsTxt } from './llms.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -29,8 +30,10 @@ export function registerDocsRoutes(router: Router, routes: RouteRegistry, deps: 
     res.type('text/markdown; charset=utf-8').send(docs().llms);
   });
   router.use('/api/reference/assets', express.static(scalarBrowserDir, { immutable: true, maxAge: '1d' }));
-  router.get(
-    '/api/reference',
-    apiReference({ url: '/api/doc', cdn: '/api/reference/assets/standalone.js', pageTitle: 'Kairos API reference' }),
-  );
+  // Its one inline script (the configuration) runs by a per-response nonce; fonts are the
+  // bundle's own (the default ones come from Scalar's servers, which the policy does not allow).
+  const reference = { url: '/api/doc', cdn: '/api/reference/assets/standalone.js', pageTitle: 'Kairos API reference' };
+  const page: ReturnType<typeof apiReference> = (req, res, next) =>
+    apiReference({ ...reference, withDefaultFonts: false, nonce: res.locals.cspNonce as string })(req, res, next);
+  router.get('/api/reference', ...allowScriptByNonce(), page);
 }

@@ -41,6 +41,11 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const appError = toAppError(error);
     if (appError) {
+      // Every RATE_LIMITED answer says when to come back (the rate limiter's, the device-code cap's).
+      const retryAfterSec = appError.details?.retryAfterSeconds;
+      if (appError.code === 'RATE_LIMITED' && typeof retryAfterSec === 'number') {
+        res.setHeader('Retry-After', String(retryAfterSec));
+      }
       res.status(appError.status).json(appError.toBody());
       return;
     }

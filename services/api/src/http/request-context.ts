@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '@kairos/runtime';
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+export const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Request id (client's X-Request-Id when sane, else new), echoed back and put on every log line. */
 export function requestContext(logger: Logger) {

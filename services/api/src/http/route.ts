@@ -27,6 +27,12 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   tags: string[];
   /** Public routes skip authentication (health, docs, device flow). */
   public?: boolean;
+  /**
+   * Credential management (API keys, devices): a browser session or an API key only. A device access
+   * token lives 90 days for one MCP client; were it allowed here, it could mint an API key or a new
+   * token that outlives its own revocation.
+   */
+  refusesAccessTokens?: boolean;
   query?: Q;
   body?: B;
   /** Media types the body is accepted in (default application/json); documentation only. */
@@ -65,6 +71,14 @@ const RESOURCE_OF_PARAM: Record<string, string> = {
   channelId: 'notification channel',
 };
 
+/** 403 for a device access token on a route that manages credentials (RouteSpec.refusesAccessTokens). */
+export const accessTokenRefused = (): AppError =>
+  new AppError(
+    'FORBIDDEN',
+    'managing API keys and devices needs a browser session or an API key; a device access token cannot',
+    { credential: 'access_token' },
+  );
+
 export class RouteRegistry {
   readonly routes: RegisteredRoute[] = [];
 
@@ -96,6 +110,7 @@ export class RouteRegistry {
         body = parseOrThrow(spec.body, req.body, 'body');
       }
       if (!req.auth && !spec.public) throw new AppError('UNAUTHORIZED', 'authentication required');
+      if (spec.refusesAccessTokens && req.auth?.actor.type === 'access_token') throw accessTokenRefused();
       const result = await handler({ params, query, body, auth: req.auth as AuthContext, req, res });
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       res.status(result.status ?? 200).json(result.body);

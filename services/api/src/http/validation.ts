@@ -1,4 +1,4 @@
-import { AppError, type FieldIssue } from '@kairos/core';
+import { AppError, fieldPath, type FieldIssue } from '@kairos/core';
 import type { z } from 'zod';
 
 /** zod issues → the spec's VALIDATION_ERROR, with `details.field` naming the first offending field. */
@@ -15,11 +15,12 @@ export function zodIssues(error: z.ZodError): FieldIssue[] {
   return error.issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
-        field: [...issue.path, key].join('.'),
+        field: fieldPath([...issue.path, key]),
         message: `unknown field ${JSON.stringify(key)}`,
       }));
     }
-    const field = issue.path.map(String).join('.');
+    // Array items as [n]: rules[2].when.all[0].path.
+    const field = fieldPath(issue.path);
     const message = issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message;
     return [{ field, message }];
   });

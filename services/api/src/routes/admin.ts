@@ -21,7 +21,18 @@ const adminAccountRecord = z
     quotaOverrides: z.record(z.string(), z.unknown()).nullable(),
     limits: tierLimitsRecord,
     usage: usageRecord,
-    users: z.array(z.object({ id: z.string(), email: z.string(), role: z.enum(['member', 'operator']) })),
+    users: z.array(
+      z.object({
+        id: z.string(),
+        email: z.string(),
+        emailVerified: z.boolean().meta({
+          description:
+            'The address is proved (an identity provider verified it, or an operator created the user); ' +
+            'a verified sign-in with it never links to an unverified user',
+        }),
+        role: z.enum(['member', 'operator']),
+      }),
+    ),
     createdAt: isoTime,
   })
   .meta({ id: 'AdminAccount' });

@@ -1,6 +1,7 @@
 /**
  * API keys of the account (Settings > API Keys): create (the key is shown once), list, revoke.
- * Keys are account-wide (any key, token or session of the account sees all of them) and stored as
+ * Keys are account-wide (any key or session of the account sees all of them; a device access token
+ * manages none: RouteSpec.refusesAccessTokens) and stored as
  * SHA-256 only. Revocation takes effect at once in this process and within
  * KAIROS_AUTH_CACHE_SECONDS (default 10 s) in other api replicas.
  */
@@ -51,6 +52,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: 'Create an API key',
       description: 'The key is in the response only (Cache-Control: no-store); it cannot be read again.',
       tags,
+      refusesAccessTokens: true,
       body: createApiKeyInput,
       responses: {
         201: { description: 'The new key', schema: createdApiKey, headers: { 'Cache-Control': 'no-store' } },
@@ -82,6 +84,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: "List the account's API keys, newest first",
       description: 'Revoked keys are listed too (revokedAt set).',
       tags,
+      refusesAccessTokens: true,
       responses: {
         200: {
           description: 'All keys of the account',
@@ -105,6 +108,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: 'Revoke an API key',
       description: 'The key stops working at once (the key used for this call may revoke itself). Idempotent.',
       tags,
+      refusesAccessTokens: true,
       responses: {
         200: {
           description: 'The revoked key',

@@ -7,6 +7,7 @@ import { getUserWithAccount, getWebSession, revokeWebSession } from '@kairos/db/
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import { clearSessionCookies } from '../auth/sessions.js';
+import type { AuthContext } from '../auth/context.js';
 import type { RouteRegistry } from '../http/route.js';
 import { errorResponses } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -42,6 +43,15 @@ const sessionRecord = z
   })
   .meta({ id: 'CurrentSession' });
 
+const signInStatusRecord = z
+  .object({
+    signedIn: z.boolean(),
+    session: sessionRecord
+      .nullable()
+      .meta({ description: 'The caller, as GET /api/auth/session answers; null when signed out' }),
+  })
+  .meta({ id: 'SignInStatus' });
+
 export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const tags = ['Authentication'];
 
@@ -67,6 +77,43 @@ export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
     }),
   );
 
+  /** The caller as GET /api/auth/session describes them (a credential of no user: FORBIDDEN). */
+  const describeCaller = async (auth: AuthContext) => {
+    const user = auth.userId ? await getUserWithAccount(deps.db, auth.userId) : null;
+    if (!user) throw new AppError('FORBIDDEN', 'this credential belongs to no user');
+    const session = auth.sessionId ? await getWebSession(deps.db, auth.sessionId) : null;
+    return {
+      user: { id: user.id, email: user.email, name: user.name, role: user.role },
+      account: { id: user.account.id, name: user.account.name, tier: user.account.tier },
+      authenticatedBy: auth.sessionId
+        ? ('session' as const)
+        : auth.actor.type === 'access_token'
+          ? ('access_token' as const)
+          : ('api_key' as const),
+      csrfToken: session?.csrfToken ?? null,
+    };
+  };
+
+  routes.add(
+    {
+      method: 'get',
+      path: '/api/auth/status',
+      operationId: 'getSignInStatus',
+      summary: 'Whether the caller is signed in (signed out is an answer, not a 401)',
+      description:
+        'What the web UI asks on every page load: signed out answers 200 { signedIn: false, session: null }, ' +
+        'so a signed-out visit logs no failed request; signed in, session is what GET /api/auth/session answers. ' +
+        'A credential that is wrong is still refused (401), as on every route.',
+      tags,
+      public: true,
+      responses: { 200: { description: 'Signed in or not', schema: signInStatusRecord }, ...errorResponses() },
+    },
+    async ({ auth }) => {
+      const session = auth ? await describeCaller(auth) : null;
+      return { body: { signedIn: session !== null, session }, headers: { 'Cache-Control': 'no-store' } };
+    },
+  );
+
   routes.add(
     {
       method: 'get',
@@ -79,20 +126,7 @@ export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
       tags,
       responses: { 200: { description: 'The caller', schema: sessionRecord }, ...errorResponses() },
     },
-    async ({ auth }) => {
-      const user = auth.userId ? await getUserWithAccount(deps.db, auth.userId) : null;
-      if (!user) throw new AppError('FORBIDDEN', 'this credential belongs to no user');
-      const session = auth.sessionId ? await getWebSession(deps.db, auth.sessionId) : null;
-      return {
-        body: {
-          user: { id: user.id, email: user.email, name: user.name, role: user.role },
-          account: { id: user.account.id, name: user.account.name, tier: user.account.tier },
-          authenticatedBy: auth.sessionId ? 'session' : auth.actor.type === 'access_token' ? 'access_token' : 'api_key',
-          csrfToken: session?.csrfToken ?? null,
-        },
-        headers: { 'Cache-Control': 'no-store' },
-      };
-    },
+    async ({ auth }) => ({ body: await describeCaller(auth), headers: { 'Cache-Control': 'no-store' } }),
   );
 
   routes.add(

@@ -1,6 +1,7 @@
 import { errorBody } from '@kairos/core';
 import type { Request } from 'express';
 import { z } from 'zod';
+import { withoutTrailingSlashes } from '../auth/pages.js';
 import type { ResponseSpec } from '../http/route.js';
 
 /** Error responses every authenticated route can give, for the OpenAPI document. */
@@ -56,7 +57,7 @@ export function pageLinks(pathAndQuery: string, page: PageLinkInput, publicUrl?:
   const { limit, offset, total } = page;
   if (total <= 0) return null;
   const parsed = new URL(pathAndQuery, 'http://placeholder');
-  const base = publicUrl ? publicUrl.replace(/\/+$/, '') : '';
+  const base = publicUrl ? withoutTrailingSlashes(publicUrl) : '';
   const href = (pageOffset: number): string => {
     const params = new URLSearchParams(parsed.search);
     params.set('limit', String(limit));

@@ -22,7 +22,7 @@ import {
 } from '../auth/device-flow.js';
 import { publicBaseUrl } from '../auth/pages.js';
 import { toAppError } from '../http/errors.js';
-import type { RouteRegistry } from '../http/route.js';
+import { accessTokenRefused, type RouteRegistry } from '../http/route.js';
 import { errorResponses, isoOrNull, isoTime } from './common.js';
 import type { ApiDeps } from './deps.js';
 
@@ -163,7 +163,8 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: 'Start the device flow (RFC 8628)',
       description:
         'No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the ' +
-        'person, then poll POST /api/auth/device/token every `interval` seconds.',
+        'person, then poll POST /api/auth/device/token every `interval` seconds. 429 RATE_LIMITED (with ' +
+        'Retry-After) while KAIROS_DEVICE_CODES_MAX_PENDING requests of all clients are pending.',
       tags,
       public: true,
       bodyContentTypes: FORM_OR_JSON,
@@ -266,6 +267,7 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
             : 'The device receives access_denied. ') +
           '404 when no pending request has this code (unknown, expired or already decided).',
         tags,
+        refusesAccessTokens: true,
         body: userCodeInput,
         responses: {
           200: { description: 'Decision recorded', schema: deviceDecisionResult },
@@ -296,6 +298,7 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: 'Connected devices: live access tokens of the account',
       description: 'Tokens issued by the device flow that are neither revoked nor expired, newest first.',
       tags: devicesTags,
+      refusesAccessTokens: true,
       responses: { 200: { description: 'Connected devices', schema: z.array(deviceRecord) }, ...errorResponses() },
     },
     async ({ auth }) => ({ body: (await listAccessTokens(deps.db, auth.accountId, deps.now())).map(toDeviceRecord) }),
@@ -307,7 +310,9 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       path: '/api/devices/:tokenId',
       operationId: 'revokeDevice',
       summary: 'Disconnect a device (revoke its access token)',
-      description: 'The token stops working at once. Idempotent.',
+      description:
+        'The token stops working at once. Idempotent. A device access token may disconnect only its own device ' +
+        '(403 for any other).',
       tags: devicesTags,
       responses: {
         200: {
@@ -318,6 +323,8 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       },
     },
     async ({ auth, params }) => {
+      // Disconnecting itself only lessens what a device can do; any other device is credential management.
+      if (auth.actor.type === 'access_token' && auth.actor.id !== params.tokenId) throw accessTokenRefused();
       const revoked = await revokeAccessToken(deps.db, auth.accountId, params.tokenId!, deps.now());
       if (!revoked) throw new AppError('NOT_FOUND', 'access token not found', { id: params.tokenId });
       const { token, changed } = revoked;

@@ -3,6 +3,7 @@ import {
   LIMITS,
   MASKED_HEADER_VALUE,
   applyEndpointInput,
+  checkResponseRules,
   createEndpointInput,
   endpointRecord,
   pagingQuery,
@@ -16,7 +17,9 @@ import {
   getEndpoint,
   getJob,
   listEndpoints,
+  listJobRules,
   updateEndpoint,
+  type Database,
 } from '@kairos/db';
 import { z } from 'zod';
 import { audit } from '../audit.js';
@@ -49,6 +52,26 @@ function keepMaskedHeaders(next: EndpointConfig, stored: EndpointConfig): void {
   }
 }
 
+/**
+ * The response-rule checks that read the job and the account: runEndpoint names another unarchived
+ * endpoint of the job and starts no chain back to this one; interval rules are not below the
+ * account's minimum interval. Run when rules are sent (a stored rule whose target was archived
+ * since does not block other edits: at run time it runs nothing).
+ */
+export async function assertRuleTargets(
+  db: Database,
+  accountId: string,
+  jobId: string,
+  endpointId: string | null,
+  config: EndpointConfig,
+  accountMinIntervalMs: number,
+): Promise<void> {
+  if (config.rules === null) return;
+  const siblings = (await listJobRules(db, accountId, jobId)).filter((sibling) => sibling.id !== endpointId);
+  const issues = checkResponseRules(config, { endpointId, accountMinIntervalMs, siblings });
+  if (issues.length > 0) throw validationError(issues, 'body');
+}
+
 export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const { db } = deps;
   const tags = ['Endpoints'];
@@ -62,7 +85,9 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       description:
         'The endpoint starts executing immediately on its baseline schedule. 403 QUOTA_EXCEEDED names the quota: ' +
         "maxEndpoints, or minIntervalMs when baselineIntervalMs, minIntervalMs or the cron's spacing is below the " +
-        "account's minimum interval.",
+        "account's minimum interval. successWhen and rules (response rules, opt-in) are checked whole: 400 " +
+        'VALIDATION_ERROR names the field (rules[2].when.all[0].path) for a bad path, operator or pattern, an ' +
+        "interval rule on a cron endpoint or below the account's minimum interval, or a runEndpoint outside the job.",
       tags,
       body: createEndpointInput,
       responses: { 201: { description: 'The new endpoint', schema: endpointRecord }, ...errorResponses(400, 404, 409) },
@@ -72,6 +97,7 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       if (issues.length > 0) throw validationError(issues, 'body');
       await getJob(db, auth.accountId, params.jobId!); // another account's job: 404 before any quota answer
       const limits = await deps.accountLimits.get(auth.accountId);
+      await assertRuleTargets(db, auth.accountId, params.jobId!, null, config, limits.minIntervalMs);
       assertScheduleQuota(limits, config, null, deps.now());
       await assertEndpointQuota(db, limits, auth.accountId);
       const endpoint = await createEndpoint(db, auth.accountId, params.jobId!, config);
@@ -145,7 +171,9 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       description:
         'Any subset of the input fields; null clears an optional field. Setting one baseline replaces the other. ' +
         'The whole resulting configuration is validated. A masked header value (********) keeps the stored value. ' +
-        'A changed schedule below the account minimum interval is refused: 403 QUOTA_EXCEEDED (minIntervalMs).',
+        'A changed schedule below the account minimum interval is refused: 403 QUOTA_EXCEEDED (minIntervalMs). ' +
+        'New rules replace the old ones as a whole and end an interval a rule had set (the next run decides again); ' +
+        'a rule chain (runEndpoint) that returns to this endpoint is refused (400, the rule named).',
       tags,
       body: updateEndpointInput,
       responses: {
@@ -160,9 +188,14 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       const { config, issues } = applyEndpointInput(stored, body);
       if (issues.length > 0) throw validationError(issues, 'body');
       keepMaskedHeaders(config, stored);
-      assertScheduleQuota(await deps.accountLimits.get(auth.accountId), config, stored, deps.now());
+      const limits = await deps.accountLimits.get(auth.accountId);
+      if (body.rules !== undefined) {
+        await assertRuleTargets(db, auth.accountId, current.jobId, current.id, config, limits.minIntervalMs);
+      }
+      assertScheduleQuota(limits, config, stored, deps.now());
       const updated = await updateEndpoint(db, auth.accountId, current.id, config, {
         clearIntervalHint: config.baselineCron !== null,
+        clearRuleIntervalHint: body.rules !== undefined,
       });
       await deps.notifier.notify([updated.id], 'endpoint-updated');
       await audit(deps, auth, 'endpoint.updated', { type: 'endpoint', id: updated.id }, { fields: Object.keys(body) });

@@ -7,12 +7,19 @@
  */
 import {
   AppError,
+  CONFIRMATION_NOTIFICATION_EVENT,
   NOTIFICATION_CHANNEL_TYPES,
   NOTIFICATION_EVENTS,
+  NOTIFICATION_LIMITS,
   NOTIFICATION_STATUSES,
+  RECIPIENT_CONFIRMATION_TTL_MS,
   createNotificationChannelInput,
   isId,
+  newId,
   pagingQuery,
+  recipientConfirmationUrl,
+  type CreateNotificationChannelInput,
+  type NotificationPayload,
 } from '@kairos/core';
 import {
   createNotificationChannel,
@@ -20,14 +27,18 @@ import {
   getNotificationChannel,
   listNotificationChannels,
   listNotifications,
+  listVerifiedUserEmails,
   raiseTestNotification,
+  type EmailRecipientsPlan,
   type Notification,
   type NotificationChannel,
 } from '@kairos/db';
 import { createNotificationQueue, type NotificationQueue } from '@kairos/queue';
+import type { Response } from 'express';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
+import type { RateLimit } from '../rate-limit.js';
 import { errorResponses, isoOrNull, isoTime, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
 
@@ -38,6 +49,11 @@ const channelRecord = z
     type: z.enum(NOTIFICATION_CHANNEL_TYPES),
     url: z.string().nullable().meta({ description: 'webhook and slack: where notifications are POSTed' }),
     recipients: z.array(z.string()).meta({ description: 'email: the recipients (empty for other types)' }),
+    pendingRecipients: z.array(z.string()).meta({
+      description:
+        'email: the recipients that have not confirmed yet: they receive nothing but their confirmation link ' +
+        "(the account's verified users are confirmed at once)",
+    }),
     events: z.array(z.enum(NOTIFICATION_EVENTS)).meta({ description: 'The events this channel receives' }),
     createdAt: isoTime,
   })
@@ -47,7 +63,7 @@ const notificationRecord = z
   .object({
     id: z.string().meta({ description: 'Also the webhook-id header: the same on every retry' }),
     channelId: z.string().nullable().meta({ description: 'null once the channel was deleted' }),
-    event: z.enum([...NOTIFICATION_EVENTS, 'test']),
+    event: z.enum([...NOTIFICATION_EVENTS, 'test', CONFIRMATION_NOTIFICATION_EVENT]),
     endpointId: z.string().nullable(),
     payload: z
       .object({ type: z.string(), timestamp: isoTime, data: z.record(z.string(), z.unknown()) })
@@ -72,7 +88,7 @@ const listNotificationsQuery = pagingQuery(50).extend({
     .optional()
     .meta({ description: 'Only notifications sent to this channel' }),
   event: z
-    .enum([...NOTIFICATION_EVENTS, 'test'])
+    .enum([...NOTIFICATION_EVENTS, 'test', CONFIRMATION_NOTIFICATION_EVENT])
     .optional()
     .meta({ description: 'Only this event' }),
 });
@@ -84,6 +100,7 @@ function toChannelRecord(channel: NotificationChannel): z.output<typeof channelR
     type: channel.type,
     url: channel.url,
     recipients: channel.recipients,
+    pendingRecipients: channel.recipients.filter((recipient) => !channel.confirmedRecipients.includes(recipient)),
     // Stored empty: all events, including ones added later.
     events: (channel.events.length > 0 ? channel.events : NOTIFICATION_EVENTS) as z.output<
       typeof channelRecord
@@ -109,8 +126,71 @@ function toNotificationRecord(row: Notification): z.output<typeof notificationRe
   };
 }
 
+/** Test notifications per account: NOTIFICATION_LIMITS.testSendsPerHour, all at once, then spread. */
+const TEST_SENDS: RateLimit = {
+  requestsPerMinute: NOTIFICATION_LIMITS.testSendsPerHour / 60,
+  burst: NOTIFICATION_LIMITS.testSendsPerHour,
+};
+/** Confirmation mails per account: NOTIFICATION_LIMITS.confirmationMailsPerDay, all at once, then spread. */
+const CONFIRMATION_MAILS: RateLimit = {
+  requestsPerMinute: NOTIFICATION_LIMITS.confirmationMailsPerDay / 1440,
+  burst: NOTIFICATION_LIMITS.confirmationMailsPerDay,
+};
+
 export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const tags = ['Notifications'];
+  /**
+   * Takes `cost` from the account's bucket `name` (the api's Redis token buckets, rate-limit.ts), or
+   * answers 429 with Retry-After. Test sends and confirmation mails go out through the operator's SMTP
+   * server and the executors: limits of their own, far below the request rate. Redis failing lets
+   * them pass, as it does the request limit.
+   */
+  const spend = async (res: Response, accountId: string, name: string, limit: RateLimit, cost: number) => {
+    if (cost === 0) return;
+    const decision = await deps.rateLimiter
+      .take(`${name}:account:${accountId}`, limit, deps.now().getTime(), cost)
+      .catch((error: Error) => {
+        deps.logger.warn(`${name} limit not checked`, { error: error.message });
+        return null;
+      });
+    if (!decision || decision.allowed) return;
+    res.setHeader('Retry-After', String(decision.retryAfterSec));
+    throw new AppError('RATE_LIMITED', `too many ${name.replaceAll('-', ' ')}: retry in ${decision.retryAfterSec} s`, {
+      retryAfterSeconds: decision.retryAfterSec,
+    });
+  };
+
+  /**
+   * An email channel's recipients: the account's verified users receive at once, each other address
+   * gets a confirmation mail. Its link goes to KAIROS_PUBLIC_URL, never to the request's Host header: a
+   * link to a host the tenant chose would hand them the signature.
+   */
+  const planRecipients = async (
+    accountId: string,
+    input: Extract<CreateNotificationChannelInput, { type: 'email' }>,
+  ): Promise<EmailRecipientsPlan> => {
+    const verified = new Set(await listVerifiedUserEmails(deps.db, accountId));
+    const channelId = newId();
+    const now = deps.now();
+    const expiresAt = new Date(now.getTime() + RECIPIENT_CONFIRMATION_TTL_MS);
+    const baseUrl = deps.config.KAIROS_PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`;
+    const pending = input.recipients.filter((recipient) => !verified.has(recipient.toLowerCase()));
+    return {
+      channelId,
+      confirmedRecipients: input.recipients.filter((recipient) => verified.has(recipient.toLowerCase())),
+      confirmations: pending.map((recipient): NotificationPayload => ({
+        type: CONFIRMATION_NOTIFICATION_EVENT,
+        timestamp: now.toISOString(),
+        data: {
+          channelId,
+          recipient,
+          expiresAt: expiresAt.toISOString(),
+          // Without its signature: the executor signs it into the mail (core/signing/recipient-confirmation.ts).
+          confirmUrl: recipientConfirmationUrl(baseUrl, { channelId, recipient, expiresAt }),
+        },
+      })),
+    };
+  };
   // Created at the first test send: registering routes connects to nothing (pnpm web:api builds them offline).
   let queue: NotificationQueue | null = null;
   const publish = async (ids: string[]) => {
@@ -137,7 +217,11 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
         'timestamp, data } signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) ' +
         "with the account's signing key; the receiver's secret is 'whsec_' + base64 of the signing key as shown " +
         '(its 64 characters as UTF-8). slack: an incoming-webhook URL, sent { text, blocks }. email: recipients, ' +
-        'sent through the SMTP server configured on the server (409 CONFLICT when none is). At most 20 channels.',
+        'sent through the SMTP server configured on the server (409 CONFLICT when none is). A recipient that is ' +
+        'not a verified user of the account is sent a confirmation link (event recipient.confirmation, valid 7 ' +
+        'days) and receives nothing else until it confirms (pendingRecipients lists them); an account causes at ' +
+        `most ${NOTIFICATION_LIMITS.confirmationMailsPerDay} confirmation mails a day (429 RATE_LIMITED beyond). ` +
+        'At most 20 channels.',
       tags,
       body: createNotificationChannelInput,
       responses: {
@@ -145,7 +229,7 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
         ...errorResponses(400, 409),
       },
     },
-    async ({ auth, body }) => {
+    async ({ auth, body, res }) => {
       if (body.type === 'email' && !deps.config.KAIROS_SMTP_URL) {
         throw new AppError(
           'CONFLICT',
@@ -153,7 +237,10 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
           { type: 'email' },
         );
       }
-      const channel = await createNotificationChannel(deps.db, auth.accountId, body);
+      const plan = body.type === 'email' ? await planRecipients(auth.accountId, body) : undefined;
+      await spend(res, auth.accountId, 'confirmation-mails', CONFIRMATION_MAILS, plan?.confirmations.length ?? 0);
+      const { channel, confirmationIds } = await createNotificationChannel(deps.db, auth.accountId, body, plan);
+      if (confirmationIds.length > 0) await publish(confirmationIds);
       await audit(
         deps,
         auth,
@@ -245,14 +332,17 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
       description:
         'Queues a notification with event "test" for this channel (whatever its events) and answers at once with ' +
         'the row (status pending); follow it in GET /api/notifications?channelId=… (delivered, or failed with the ' +
-        'response code and error).',
+        'response code and error). An email channel sends it to its confirmed recipients only (409 CONFLICT while ' +
+        `none has confirmed). At most ${NOTIFICATION_LIMITS.testSendsPerHour} test notifications an hour per ` +
+        'account (429 RATE_LIMITED with Retry-After beyond).',
       tags,
       responses: {
         202: { description: 'The queued test notification', schema: notificationRecord },
-        ...errorResponses(404),
+        ...errorResponses(404, 409),
       },
     },
-    async ({ auth, params }) => {
+    async ({ auth, params, res }) => {
+      await spend(res, auth.accountId, 'test-notifications', TEST_SENDS, 1);
       const row = await raiseTestNotification(deps.db, auth.accountId, params.channelId!, deps.now());
       await publish([row.id]);
       return { status: 202, body: toNotificationRecord(row) };

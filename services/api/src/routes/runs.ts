@@ -39,6 +39,7 @@ export function toRunRecord(run: Run): RunRecord {
     source: run.source,
     attempt: run.attempt,
     attempts: (run.attempts as RunRecord['attempts']) ?? null,
+    rulesMatched: run.rulesMatched ?? [],
   };
 }
 

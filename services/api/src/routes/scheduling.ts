@@ -130,7 +130,10 @@ export function registerSchedulingRoutes(routes: RouteRegistry, deps: ApiDeps): 
       operationId: 'scheduleOneShot',
       summary: 'Run once at a time (one-shot hint)',
       description:
-        'Runs the endpoint once at nextRunAt, then the schedule continues as before. The hint expires ' +
+        'Runs the endpoint once at nextRunAt, and until then it replaces the scheduled runs: an active ' +
+        'one-shot hint comes before the interval hint and the baseline (only a pause comes first), so no ' +
+        'scheduled run happens before it. After it has run, the schedule resumes from that run (an interval ' +
+        'baseline: nextRunAt + baselineIntervalMs). The hint expires ' +
         'ttlMinutes from now; nextRunAt must be before that expiry (else it would never run: 400). ' +
         'A nextRunAt in the past means as soon as possible (stored as now). Works on cron and interval ' +
         'endpoints; the minIntervalMs floor still applies (400, field ttlMinutes, when it would push the run ' +

@@ -42,11 +42,18 @@ describe('classifyAddress', () => {
 describe('createEgressGuard', () => {
   const defaultGuard = createEgressGuard({ allowPrivateTargets: false, allowCidrs: [] });
 
-  it('refuses anything but public unicast by default, naming the address and the way to allow it', () => {
+  it('refuses anything but public unicast by default: the tenant reads the way to allow it, the log the address', () => {
     const refusal = defaultGuard.checkAddress('10.0.0.5', 'db.internal');
     expect(refusal).toBeInstanceOf(EgressBlockedError);
+    // A host name's address and range are the service's network: not in the tenant's message.
     expect(refusal?.message).toBe(
-      'Blocked request to 10.0.0.5 (resolved from db.internal): private (RFC 1918) addresses are not allowed as targets. ' +
+      "Blocked request: the target's host name resolves to a non-public address, which is not allowed as a target. " +
+        'Set KAIROS_ALLOW_PRIVATE_TARGETS=true or add the range to the egress allowlist to permit it.',
+    );
+    expect(refusal?.detail).toBe('Blocked request to 10.0.0.5 (resolved from db.internal): private (RFC 1918)');
+    // An address the URL names is the tenant's own: named.
+    expect(defaultGuard.checkAddress('10.0.0.5', '10.0.0.5')?.message).toBe(
+      'Blocked request to 10.0.0.5: private (RFC 1918) addresses are not allowed as targets. ' +
         'Set KAIROS_ALLOW_PRIVATE_TARGETS=true or add the range to the egress allowlist to permit it.',
     );
     expect(defaultGuard.checkAddress('8.8.8.8', 'dns.google')).toBeNull();
@@ -70,8 +77,8 @@ describe('createEgressGuard', () => {
     }
     const first = guard.checkAddress('10.0.0.5', 'a.internal');
     const second = guard.checkAddress('10.0.0.5', 'b.internal');
-    expect(first?.message).toContain('resolved from a.internal');
-    expect(second?.message).toContain('resolved from b.internal');
+    expect(first?.detail).toContain('resolved from a.internal');
+    expect(second?.detail).toContain('resolved from b.internal');
     expect(second?.range).toBe('private');
   });
 
@@ -107,7 +114,7 @@ describe('createEgressGuard', () => {
     it('fails a name that resolves to a refused address', async () => {
       const { error } = await lookupAll(defaultGuard, 'localhost');
       expect(error).toBeInstanceOf(EgressBlockedError);
-      expect(error?.message).toContain('resolved from localhost');
+      expect((error as EgressBlockedError).detail).toContain('resolved from localhost');
     });
 
     it('returns all addresses, or the first one, when allowed', async () => {

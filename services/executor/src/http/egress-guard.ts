@@ -44,6 +44,14 @@ const RANGE_LABELS: Record<string, string> = {
   teredo: 'Teredo',
 };
 
+const HOW_TO_ALLOW = 'Set KAIROS_ALLOW_PRIVATE_TARGETS=true or add the range to the egress allowlist to permit it.';
+
+/**
+ * A refused address. `message` is what the tenant reads (the run's or notification's error): an
+ * address the URL names is quoted, as the tenant wrote it; for a host name it says only that the name
+ * resolves to a non-public address, never which address, range or internal name (that maps the
+ * service's network for a tenant). `detail` has all of it, for the operator's log.
+ */
 export class EgressBlockedError extends Error {
   readonly code = 'ERR_KAIROS_EGRESS_BLOCKED';
 
@@ -52,12 +60,18 @@ export class EgressBlockedError extends Error {
     readonly range: string,
     readonly hostname: string,
   ) {
-    const target = hostname === address ? address : `${address} (resolved from ${hostname})`;
     super(
-      `Blocked request to ${target}: ${RANGE_LABELS[range] ?? range} addresses are not allowed as targets. ` +
-        'Set KAIROS_ALLOW_PRIVATE_TARGETS=true or add the range to the egress allowlist to permit it.',
+      hostname === address
+        ? `Blocked request to ${address}: ${RANGE_LABELS[range] ?? range} addresses are not allowed as targets. ${HOW_TO_ALLOW}`
+        : `Blocked request: the target's host name resolves to a non-public address, which is not allowed as a target. ${HOW_TO_ALLOW}`,
     );
     this.name = 'EgressBlockedError';
+  }
+
+  /** The whole refusal, for the log: `Blocked request to 10.0.0.5 (resolved from db.internal): private (RFC 1918)`. */
+  get detail(): string {
+    const target = this.hostname === this.address ? this.address : `${this.address} (resolved from ${this.hostname})`;
+    return `Blocked request to ${target}: ${RANGE_LABELS[this.range] ?? this.range}`;
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHttpExecutor } from './http-executor.js';
 import { startTestServer } from '../../../../test/test-server.js';
 import type { TestServer } from '../../../../test/test-server.js';
-import type { ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';
+import type { BlockedTarget, ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';
 
 const DEFAULT_POLICY = { allowPrivateTargets: false, allowCidrs: [] };
 
@@ -36,7 +36,7 @@ describe('SSRF guard with the default policy', () => {
     [
       'localhost (checked on the resolved address)',
       (port: number) => `http://localhost:${port}/`,
-      'resolved from localhost',
+      'resolves to a non-public address',
     ],
     ['an IPv6 loopback literal', (port: number) => `http://[::1]:${port}/`, '::1'],
     ['a decimal IPv4 literal', (port: number) => `http://2130706433:${port}/`, '127.0.0.1'],
@@ -69,6 +69,64 @@ describe('SSRF guard with the default policy', () => {
       expect(outcome).toMatchObject({ status: 'failed', errorKind: 'blocked' });
     },
   );
+});
+
+describe('what a blocked target tells the tenant', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer((_req, res) => res.writeHead(200).end('reached'));
+  });
+  afterAll(() => server.close());
+
+  it('a host name resolving to a non-public address: the run says so, the address and the name go to the log', async () => {
+    const logged: { message: string; meta: BlockedTarget }[] = [];
+    const executor = createHttpExecutor({
+      egress: DEFAULT_POLICY,
+      userAgent: 'T',
+      onBlocked: (meta) => logged.push({ message: 'blocked', meta }),
+    });
+    try {
+      const outcome = await executor.execute(buildSpec(`http://localhost:${server.port}/internal`), context);
+      expect(outcome).toMatchObject({ status: 'failed', errorKind: 'blocked', statusCode: null });
+      expect(outcome.errorMessage).toMatch(/^Blocked request: the target's host name resolves to a non-public address/);
+      // Neither the address it resolved to, nor the range, nor the name: nothing of the service's network.
+      for (const revealing of ['127.0.0.1', '::1', 'localhost', 'loopback', 'resolved from']) {
+        expect(outcome.errorMessage).not.toContain(revealing);
+      }
+      expect(server.connectionCount()).toBe(0);
+      expect(logged).toEqual([
+        {
+          message: 'blocked',
+          meta: expect.objectContaining({
+            runId: context.runId,
+            endpointId: context.endpointId,
+            hostname: 'localhost',
+            address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/),
+            range: 'loopback',
+          }),
+        },
+      ]);
+    } finally {
+      executor.close();
+    }
+  });
+
+  it('an address written in the URL is named, as the tenant wrote it; the log has it too', async () => {
+    const logged: BlockedTarget[] = [];
+    const executor = createHttpExecutor({
+      egress: DEFAULT_POLICY,
+      userAgent: 'T',
+      onBlocked: (meta) => logged.push(meta),
+    });
+    try {
+      const outcome = await executor.execute(buildSpec(`http://127.0.0.1:${server.port}/`), context);
+      expect(outcome.errorMessage).toMatch(/^Blocked request to 127\.0\.0\.1: loopback addresses/);
+      expect(logged).toEqual([expect.objectContaining({ address: '127.0.0.1', range: 'loopback', runId: 'run_1' })]);
+    } finally {
+      executor.close();
+    }
+  });
 });
 
 describe('SSRF guard on redirects and allowlists', () => {

@@ -29,7 +29,7 @@ import { toStorableText } from '@kairos/core';
 import got from 'got';
 import type { BeforeRedirectHook, Got } from 'got';
 import { createEgressGuard } from './egress-guard.js';
-import type { EgressGuard } from './egress-guard.js';
+import type { EgressBlockedError, EgressGuard } from './egress-guard.js';
 import { InvalidTargetError, parseTargetUrl, prepareRequest, signatureHeaders } from './outbound-request.js';
 import type { PreparedRequest } from './outbound-request.js';
 import { decodeResponseBody, responseSizeBytes } from './response-body.js';
@@ -191,6 +191,12 @@ export function createHttpExecutor(options: HttpExecutorOptions): HttpExecutor {
     enableUnixSockets: false,
   });
 
+  const reportBlocked = (refusal: EgressBlockedError | undefined, ctx: ExecutionContext): void => {
+    if (!refusal || !options.onBlocked) return;
+    const { address, range, hostname } = refusal;
+    options.onBlocked({ runId: ctx.runId, endpointId: ctx.endpointId, hostname, address, range });
+  };
+
   async function executeHttpRequest(spec: HttpRequestSpec, ctx: ExecutionContext): Promise<HttpOutcome> {
     const startedAt = new Date();
     const startedMs = performance.now();
@@ -211,7 +217,10 @@ export function createHttpExecutor(options: HttpExecutorOptions): HttpExecutor {
     const prepared = prepareRequest(spec, ctx, { userAgent: options.userAgent, now: startedAt });
     if (!prepared.ok) return fail('invalid_request', prepared.message, null);
     const refusal = guard.checkUrl(prepared.request.url);
-    if (refusal) return fail('blocked', refusal.message, prepared.request.url.href);
+    if (refusal) {
+      reportBlocked(refusal, ctx);
+      return fail('blocked', refusal.message, prepared.request.url.href);
+    }
 
     const result = await transfer(prepared.request, {
       client,
@@ -219,6 +228,7 @@ export function createHttpExecutor(options: HttpExecutorOptions): HttpExecutor {
       timeoutMs: spec.timeoutMs,
       maxBodyBytes: Math.floor(spec.maxResponseSizeKb * 1024),
     });
+    reportBlocked(result.error?.refusal, ctx);
     return toOutcome(result, startedAt, Math.round(performance.now() - startedMs));
   }
 

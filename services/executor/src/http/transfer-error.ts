@@ -11,6 +11,8 @@ import type { HttpErrorKind } from './types.js';
 export interface TransferError {
   kind: HttpErrorKind;
   message: string;
+  /** The egress guard's refusal behind a `blocked` error (its detail is for the log only). */
+  refusal?: EgressBlockedError;
 }
 
 const NETWORK_ERROR_LABELS: Record<string, string> = {
@@ -28,7 +30,8 @@ const NETWORK_ERROR_LABELS: Record<string, string> = {
 
 const MAX_CAUSE_DEPTH = 5;
 
-function findInCauses<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | null {
+/** The first error of `type` in the cause chain (got wraps errors raised in hooks and the DNS lookup). */
+export function findInCauses<T extends Error>(error: unknown, type: new (...args: never[]) => T): T | null {
   let current: unknown = error;
   for (let depth = 0; depth < MAX_CAUSE_DEPTH && current instanceof Error; depth += 1) {
     if (current instanceof type) return current;
@@ -43,7 +46,7 @@ function isTlsError(code: string): boolean {
 
 export function describeTransferError(error: unknown, maxRedirects: number): TransferError {
   const blocked = findInCauses(error, EgressBlockedError);
-  if (blocked) return { kind: 'blocked', message: blocked.message };
+  if (blocked) return { kind: 'blocked', message: blocked.message, refusal: blocked };
   const invalidTarget = findInCauses(error, InvalidTargetError);
   if (invalidTarget) return { kind: 'invalid_request', message: `Redirect refused: ${invalidTarget.message}` };
   if (error instanceof MaxRedirectsError) {

@@ -44,7 +44,8 @@ export interface EgressPolicy {
   allowCidrs: string[];
 }
 
-export type HttpErrorKind = 'timeout' | 'http_status' | 'network' | 'blocked' | 'invalid_request';
+/** assertion_failed: never from the call itself; the endpoint's successWhen judged the response (response-rules.ts). */
+export type HttpErrorKind = 'timeout' | 'http_status' | 'network' | 'blocked' | 'invalid_request' | 'assertion_failed';
 
 export type ResponseFormat = 'json' | 'text' | 'empty';
 
@@ -78,6 +79,20 @@ export interface HttpExecutorOptions {
   userAgent: string;
   /** Redirect hops followed before the run fails; default 5. */
   maxRedirects?: number;
+  /**
+   * Told of every target the egress guard refused, with what the run's error leaves out (the address a
+   * host name resolved to, its range): the executor logs it for the operator.
+   */
+  onBlocked?: (refusal: BlockedTarget) => void;
+}
+
+/** A refused target, for the operator's log (never recorded on the run: egress-guard.ts). */
+export interface BlockedTarget {
+  runId: string;
+  endpointId: string;
+  hostname: string;
+  address: string;
+  range: string;
 }
 
 export interface HttpExecutor {

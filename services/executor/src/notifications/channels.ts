@@ -20,7 +20,8 @@ import type { NotificationChannel } from '@kairos/db';
 import got, { type Got } from 'got';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { Webhook } from 'standardwebhooks';
-import { createEgressGuard, type EgressGuard } from '../http/egress-guard.js';
+import { EgressBlockedError, createEgressGuard, type EgressGuard } from '../http/egress-guard.js';
+import { findInCauses } from '../http/transfer-error.js';
 import type { EgressPolicy } from '../http/types.js';
 
 /** One attempt: a receiver answering in 10 s is alive; more is a stuck receiver, retried later. */
@@ -43,6 +44,11 @@ export interface ChannelSenderOptions {
   egress: EgressPolicy;
   smtp: SmtpSettings | null;
   userAgent: string;
+  /**
+   * Told of every receiver address the egress guard refused, with what the notification's error leaves
+   * out (the address a host name resolved to, its range: egress-guard.ts): the worker logs it.
+   */
+  onBlocked?: (refusal: { notificationId: string; hostname: string; address: string; range: string }) => void;
 }
 
 export interface OutgoingNotification {
@@ -76,9 +82,13 @@ export class ChannelSender {
       case 'webhook':
         return this.sendWebhook(channel.url ?? '', notification);
       case 'slack':
-        return this.post(channel.url ?? '', slackMessage(notification.payload), {});
+        return this.post(channel.url ?? '', slackMessage(notification.payload), {}, notification.id);
       case 'email':
-        return this.sendEmail(channel.recipients, notification.payload);
+        // Only the recipients that confirmed (or are the account's verified users): double opt-in.
+        if (channel.confirmedRecipients.length === 0) {
+          return failure(null, 'no recipient of this email channel has confirmed yet', true);
+        }
+        return this.sendEmail(channel.confirmedRecipients, notification.payload);
     }
   }
 
@@ -94,14 +104,24 @@ export class ChannelSender {
     const signature = notification.signingKeys
       .map((rawKey) => new Webhook(standardWebhookSecret(rawKey)).sign(notification.id, notification.at, body))
       .join(' ');
-    return this.post(url, body, {
-      'webhook-id': notification.id,
-      'webhook-timestamp': String(Math.floor(notification.at.getTime() / 1000)),
-      'webhook-signature': signature,
-    });
+    return this.post(
+      url,
+      body,
+      {
+        'webhook-id': notification.id,
+        'webhook-timestamp': String(Math.floor(notification.at.getTime() / 1000)),
+        'webhook-signature': signature,
+      },
+      notification.id,
+    );
   }
 
-  private async post(rawUrl: string, body: string, headers: Record<string, string>): Promise<SendResult> {
+  private async post(
+    rawUrl: string,
+    body: string,
+    headers: Record<string, string>,
+    notificationId: string,
+  ): Promise<SendResult> {
     let url: URL;
     try {
       url = new URL(rawUrl);
@@ -109,7 +129,7 @@ export class ChannelSender {
       return failure(null, `invalid URL: ${rawUrl}`, true);
     }
     const refusal = this.guard.checkUrl(url);
-    if (refusal) return failure(null, refusal.message, true);
+    if (refusal) return this.blocked(refusal, notificationId);
     try {
       const response = await this.client.post(url, {
         body,
@@ -120,25 +140,50 @@ export class ChannelSender {
       const retryable = code >= 500 || code === 408 || code === 429;
       return failure(code, `HTTP ${code} ${http.STATUS_CODES[code] ?? ''}`.trim(), !retryable);
     } catch (error) {
-      const code = (error as { code?: string }).code;
       // The guard's refusal inside the DNS lookup (a host name resolving to a private address).
-      const blocked = code === 'ERR_KAIROS_EGRESS_BLOCKED';
-      return failure(null, toStorableText((error as Error).message), blocked);
+      const refused = findInCauses(error, EgressBlockedError);
+      if (refused) return this.blocked(refused, notificationId);
+      return failure(null, toStorableText((error as Error).message), false);
     }
   }
 
+  /** A permanent failure saying what the tenant may read (EgressBlockedError.message); the rest is reported. */
+  private blocked(refusal: EgressBlockedError, notificationId: string): SendResult {
+    const { hostname, address, range } = refusal;
+    this.options.onBlocked?.({ notificationId, hostname, address, range });
+    return failure(null, refusal.message, true);
+  }
+
+  /**
+   * The mail asking `recipient` to confirm an email channel (double opt-in): our words only, nothing the
+   * tenant wrote (no channel name), so it cannot carry a message of theirs to an address they chose.
+   */
+  async sendConfirmation(recipient: string, link: string, expiresAt: string): Promise<SendResult> {
+    return this.mail({
+      to: [recipient],
+      subject: '[Kairos] Confirm notifications to this address',
+      text:
+        `Someone using Kairos asked to send the notifications of an email channel to ${recipient}.\n\n` +
+        `To receive them, open this link and confirm (it works until ${expiresAt}):\n\n${link}\n\n` +
+        'If you did not expect this mail, ignore it: nothing else is sent to this address from that channel.\n',
+    });
+  }
+
   private async sendEmail(recipients: string[], payload: NotificationPayload): Promise<SendResult> {
+    const line = describeNotification(payload);
+    return this.mail({
+      to: recipients,
+      subject: `[Kairos] ${payload.type}: ${line}`.slice(0, 200),
+      text: `${line}\n\n${JSON.stringify(payload, null, 2)}\n`,
+    });
+  }
+
+  private async mail(message: { to: string[]; subject: string; text: string }): Promise<SendResult> {
     if (!this.mailer || !this.options.smtp) {
       return failure(null, 'email is not configured on the executor (KAIROS_SMTP_URL)', true);
     }
-    const line = describeNotification(payload);
     try {
-      await this.mailer.sendMail({
-        from: this.options.smtp.from,
-        to: recipients,
-        subject: `[Kairos] ${payload.type}: ${line}`.slice(0, 200),
-        text: `${line}\n\n${JSON.stringify(payload, null, 2)}\n`,
-      });
+      await this.mailer.sendMail({ from: this.options.smtp.from, ...message });
       return { ok: true, responseCode: null, error: null, permanent: false };
     } catch (error) {
       const responseCode = (error as { responseCode?: number }).responseCode ?? null;

@@ -14,14 +14,15 @@
  * quotas (quota.nearly_exhausted) and re-adds rows still pending a minute after they were raised (a
  * publish lost with Redis); job ids are the notification ids, so nothing is delivered twice.
  */
-import { decryptSecret } from '@kairos/core';
-import type { Database } from '@kairos/db';
+import { CONFIRMATION_NOTIFICATION_EVENT, decryptSecret, signRecipientConfirmation } from '@kairos/core';
+import type { Database, NotificationChannel } from '@kairos/db';
 import {
   claimQuotaNotices,
   listStalePendingNotifications,
   loadNotificationDelivery,
   raiseNotifications,
   recordNotificationAttempt,
+  type NotificationDelivery,
 } from '@kairos/db/system';
 import {
   NOTIFICATION_ATTEMPTS,
@@ -35,7 +36,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { RedisConnection } from '@kairos/queue';
 import type { NotificationPayload } from '@kairos/core';
 import type { EgressPolicy } from '../http/types.js';
-import { ChannelSender, type SmtpSettings } from './channels.js';
+import { ChannelSender, type SendResult, type SmtpSettings } from './channels.js';
 
 const RETRY_CAP_MS = 5 * 60_000;
 /** A row still pending this long after it was raised has lost its publish. */
@@ -72,6 +73,8 @@ export class NotificationWorker {
       egress: options.egress,
       smtp: options.smtp,
       userAgent: options.userAgent ?? 'Kairos/0.1 (+notifications)',
+      // The notification's error says only "resolves to a non-public address"; the operator's log has which.
+      onBlocked: (refusal) => options.logger.warn('notification receiver refused by the egress guard', refusal),
     });
     this.queue = createNotificationQueue(this.connect(), options.prefix);
   }
@@ -110,35 +113,26 @@ export class NotificationWorker {
 
   /** One attempt; throws (so BullMQ retries) only for a transient failure with attempts left. */
   async deliver(notificationId: string, attempt: number, maxAttempts: number): Promise<void> {
-    const { db, masterKey } = this.options;
+    const { db } = this.options;
     const at = this.now();
     const delivery = await loadNotificationDelivery(db, notificationId, at);
     if (!delivery || delivery.notification.status === 'delivered' || delivery.notification.status === 'failed') return;
     const { notification, channel } = delivery;
-    if (!channel) {
-      await recordNotificationAttempt(db, notificationId, {
-        status: 'failed',
-        responseCode: null,
-        error: 'the channel was deleted',
-        at,
-      });
+    if (!channel || delivery.accountDisabled) {
+      const error = channel ? 'the account is disabled' : 'the channel was deleted';
+      await recordNotificationAttempt(db, notificationId, { status: 'failed', responseCode: null, error, at });
       return;
     }
-    let signingKeys: string[];
-    try {
-      signingKeys = [delivery.encryptedSigningKey, delivery.encryptedPreviousSigningKey]
-        .filter((key): key is string => key !== null)
-        .map((key) => decryptSecret(key, masterKey));
-    } catch {
-      // As for executions: a key that cannot be decrypted never lets a message leave unsigned.
-      signingKeys = [];
-    }
-    const result = await this.sender.send(channel, {
-      id: notification.id,
-      payload: notification.payload as unknown as NotificationPayload,
-      signingKeys,
-      at,
-    });
+    const payload = notification.payload as unknown as NotificationPayload;
+    const result =
+      payload.type === CONFIRMATION_NOTIFICATION_EVENT
+        ? await this.sendConfirmation(channel, payload)
+        : await this.sender.send(channel, {
+            id: notification.id,
+            payload,
+            signingKeys: this.signingKeysOf(delivery),
+            at,
+          });
     const retry = !result.ok && !result.permanent && attempt < maxAttempts;
     await recordNotificationAttempt(db, notificationId, {
       status: result.ok ? 'delivered' : retry ? 'retrying' : 'failed',
@@ -147,6 +141,36 @@ export class NotificationWorker {
       at,
     });
     if (retry) throw new Error(result.error ?? 'delivery failed');
+  }
+
+  /** The account's raw signing keys, current first; none when one cannot be decrypted. */
+  private signingKeysOf(delivery: NotificationDelivery): string[] {
+    try {
+      return [delivery.encryptedSigningKey, delivery.encryptedPreviousSigningKey]
+        .filter((key): key is string => key !== null)
+        .map((key) => decryptSecret(key, this.options.masterKey));
+    } catch {
+      // As for executions: a key that cannot be decrypted never lets a message leave unsigned.
+      return [];
+    }
+  }
+
+  /**
+   * A recipient's confirmation mail: the link the api wrote (without signature, as the tenant sees it),
+   * signed here with the key derived from the master key. Only for an address the channel still lists.
+   */
+  private async sendConfirmation(channel: NotificationChannel, payload: NotificationPayload): Promise<SendResult> {
+    const { recipient, confirmUrl, expiresAt } = payload.data as Record<string, unknown>;
+    if (typeof recipient !== 'string' || typeof confirmUrl !== 'string' || typeof expiresAt !== 'string') {
+      return { ok: false, responseCode: null, error: 'not a confirmation of this channel', permanent: true };
+    }
+    if (channel.type !== 'email' || !channel.recipients.includes(recipient)) {
+      return { ok: false, responseCode: null, error: 'the channel no longer lists this recipient', permanent: true };
+    }
+    const confirmation = { channelId: channel.id, recipient, expiresAt: new Date(expiresAt) };
+    const link = new URL(confirmUrl);
+    link.searchParams.set('signature', signRecipientConfirmation(this.options.masterKey, confirmation));
+    return this.sender.sendConfirmation(recipient, link.toString(), expiresAt);
   }
 
   /** Quota notices, and rows whose publish was lost. */

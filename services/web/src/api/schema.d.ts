@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Add an endpoint to a job
-         * @description The endpoint starts executing immediately on its baseline schedule. 403 QUOTA_EXCEEDED names the quota: maxEndpoints, or minIntervalMs when baselineIntervalMs, minIntervalMs or the cron's spacing is below the account's minimum interval.
+         * @description The endpoint starts executing immediately on its baseline schedule. 403 QUOTA_EXCEEDED names the quota: maxEndpoints, or minIntervalMs when baselineIntervalMs, minIntervalMs or the cron's spacing is below the account's minimum interval. successWhen and rules (response rules, opt-in) are checked whole: 400 VALIDATION_ERROR names the field (rules[2].when.all[0].path) for a bad path, operator or pattern, an interval rule on a cron endpoint or below the account's minimum interval, or a runEndpoint outside the job.
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -174,7 +174,7 @@ export interface paths {
         head?: never;
         /**
          * Update an endpoint
-         * @description Any subset of the input fields; null clears an optional field. Setting one baseline replaces the other. The whole resulting configuration is validated. A masked header value (********) keeps the stored value. A changed schedule below the account minimum interval is refused: 403 QUOTA_EXCEEDED (minIntervalMs).
+         * @description Any subset of the input fields; null clears an optional field. Setting one baseline replaces the other. The whole resulting configuration is validated. A masked header value (********) keeps the stored value. A changed schedule below the account minimum interval is refused: 403 QUOTA_EXCEEDED (minIntervalMs). New rules replace the old ones as a whole and end an interval a rule had set (the next run decides again); a rule chain (runEndpoint) that returns to this endpoint is refused (400, the rule named).
          */
         patch: operations["updateEndpoint"];
         trace?: never;
@@ -210,6 +210,26 @@ export interface paths {
          * @description The endpoint stops for good; test execution is refused afterwards. Idempotent.
          */
         post: operations["archiveEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/endpoints/{endpointId}/backtest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay recorded runs through proposed response rules
+         * @description Replays the endpoint's latest scheduled runs (limit, default 500, at most 5000; test runs left out), oldest first, through the proposed successWhen and rules (absent: the endpoint's own; null: none) with the evaluator the executor runs, and answers what would have happened: the runs whose status changes, the rules each run matches, the schedule the rules would have applied (a rule interval, a rule pause, or the baseline with the replayed backoff) and the calls a day it implies, against the same figures as recorded. Runs are replayed at their recorded times. Changes nothing. The proposal is validated as a PATCH of the endpoint would be (400 names the field).
+         */
+        post: operations["backtestEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -267,7 +287,7 @@ export interface paths {
         put?: never;
         /**
          * Run once at a time (one-shot hint)
-         * @description Runs the endpoint once at nextRunAt, then the schedule continues as before. The hint expires ttlMinutes from now; nextRunAt must be before that expiry (else it would never run: 400). A nextRunAt in the past means as soon as possible (stored as now). Works on cron and interval endpoints; the minIntervalMs floor still applies (400, field ttlMinutes, when it would push the run past the expiry). Replaces an earlier one-shot hint. 409 on archived endpoints.
+         * @description Runs the endpoint once at nextRunAt, and until then it replaces the scheduled runs: an active one-shot hint comes before the interval hint and the baseline (only a pause comes first), so no scheduled run happens before it. After it has run, the schedule resumes from that run (an interval baseline: nextRunAt + baselineIntervalMs). The hint expires ttlMinutes from now; nextRunAt must be before that expiry (else it would never run: 400). A nextRunAt in the past means as soon as possible (stored as now). Works on cron and interval endpoints; the minIntervalMs floor still applies (400, field ttlMinutes, when it would push the run past the expiry). Replaces an earlier one-shot hint. 409 on archived endpoints.
          */
         post: operations["scheduleOneShot"];
         delete?: never;
@@ -511,6 +531,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the caller is signed in (signed out is an answer, not a 401)
+         * @description What the web UI asks on every page load: signed out answers 200 { signedIn: false, session: null }, so a signed-out visit logs no failed request; signed in, session is what GET /api/auth/session answers. A credential that is wrong is still refused (401), as on every route.
+         */
+        get: operations["getSignInStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/session": {
         parameters: {
             query?: never;
@@ -562,7 +602,7 @@ export interface paths {
         put?: never;
         /**
          * Start the device flow (RFC 8628)
-         * @description No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the person, then poll POST /api/auth/device/token every `interval` seconds.
+         * @description No credentials. Body optional (JSON or form-encoded). Show user_code and verification_uri to the person, then poll POST /api/auth/device/token every `interval` seconds. 429 RATE_LIMITED (with Retry-After) while KAIROS_DEVICE_CODES_MAX_PENDING requests of all clients are pending.
          */
         post: operations["requestDeviceCode"];
         delete?: never;
@@ -663,7 +703,7 @@ export interface paths {
         post?: never;
         /**
          * Disconnect a device (revoke its access token)
-         * @description The token stops working at once. Idempotent.
+         * @description The token stops working at once. Idempotent. A device access token may disconnect only its own device (403 for any other).
          */
         delete: operations["revokeDevice"];
         options?: never;
@@ -827,7 +867,7 @@ export interface paths {
         put?: never;
         /**
          * Create a notification channel (webhook, slack or email)
-         * @description Events (default: all): endpoint.failing (consecutive failures reached the account setting notifyFailureThreshold, default 3), endpoint.recovered (its next success), endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted (90 % of runsPerMonth or aiTokensPerMonth, once a month each). One notification per state change, never one per run. webhook: a POST of the payload { type, timestamp, data } signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) with the account's signing key; the receiver's secret is 'whsec_' + base64 of the signing key as shown (its 64 characters as UTF-8). slack: an incoming-webhook URL, sent { text, blocks }. email: recipients, sent through the SMTP server configured on the server (409 CONFLICT when none is). At most 20 channels.
+         * @description Events (default: all): endpoint.failing (consecutive failures reached the account setting notifyFailureThreshold, default 3), endpoint.recovered (its next success), endpoint.auto_paused, endpoint.paused_by_planner, quota.nearly_exhausted (90 % of runsPerMonth or aiTokensPerMonth, once a month each). One notification per state change, never one per run. webhook: a POST of the payload { type, timestamp, data } signed in the Standard Webhooks format (webhook-id, webhook-timestamp, webhook-signature) with the account's signing key; the receiver's secret is 'whsec_' + base64 of the signing key as shown (its 64 characters as UTF-8). slack: an incoming-webhook URL, sent { text, blocks }. email: recipients, sent through the SMTP server configured on the server (409 CONFLICT when none is). A recipient that is not a verified user of the account is sent a confirmation link (event recipient.confirmation, valid 7 days) and receives nothing else until it confirms (pendingRecipients lists them); an account causes at most 40 confirmation mails a day (429 RATE_LIMITED beyond). At most 20 channels.
          */
         post: operations["createNotificationChannel"];
         delete?: never;
@@ -868,7 +908,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test notification to a channel
-         * @description Queues a notification with event "test" for this channel (whatever its events) and answers at once with the row (status pending); follow it in GET /api/notifications?channelId=… (delivered, or failed with the response code and error).
+         * @description Queues a notification with event "test" for this channel (whatever its events) and answers at once with the row (status pending); follow it in GET /api/notifications?channelId=… (delivered, or failed with the response code and error). An email channel sends it to its confirmed recipients only (409 CONFLICT while none has confirmed). At most 10 test notifications an hour per account (429 RATE_LIMITED with Retry-After beyond).
          */
         post: operations["testNotificationChannel"];
         delete?: never;
@@ -991,6 +1031,8 @@ export interface components {
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
             retry?: components["schemas"]["RetrySettings"] | null;
+            successWhen?: components["schemas"]["SuccessWhen"] | null;
+            rules?: components["schemas"]["ResponseRule"][] | null;
             /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
             propagateTrace?: boolean;
             headersJson?: {
@@ -1025,6 +1067,107 @@ export interface components {
              * @default 30000
              */
             backoffCapMs: number;
+        };
+        /**
+         * @description When a run succeeds, decided from its response: its status is listed and every condition holds. A run that fails a condition is failed with errorKind assertion_failed and an errorMessage naming the condition and the value seen; it counts as any failure (failure count, backoff, auto-pause, notifications). Timeouts and connection errors stay failed. Default null: HTTP 2xx and 3xx succeed
+         * @example {
+         *       "status": [
+         *         "2xx"
+         *       ],
+         *       "all": [
+         *         {
+         *           "path": "$.ok",
+         *           "op": "eq",
+         *           "value": true
+         *         }
+         *       ]
+         *     }
+         */
+        SuccessWhen: {
+            /**
+             * @description The statuses that may succeed (default 2xx and 3xx); a status not listed fails as http_status
+             * @example [
+             *       "2xx",
+             *       304
+             *     ]
+             */
+            status?: (number | ("1xx" | "2xx" | "3xx" | "4xx" | "5xx"))[];
+            /** @description Every one must hold, or the run fails with errorKind assertion_failed */
+            all?: components["schemas"]["ResponseCondition"][];
+        };
+        /**
+         * @description A test of the response: the value at path, compared by op with value
+         * @example {
+         *       "path": "$.backlog",
+         *       "op": "gt",
+         *       "value": 100
+         *     }
+         */
+        ResponseCondition: {
+            /**
+             * @description What to read: $ (the whole body; a text body as a string), $.key.sub, $.items[0] ([-1] the last), $["odd key"], $status (the HTTP status), $durationMs; at most 200 characters
+             * @example $.backlog
+             */
+            path: string;
+            /**
+             * @description eq, ne (JSON equality), gt, gte, lt, lte (numbers, or strings by code unit), exists, missing (no value), contains (substring, or an array element), matches (RE2 regular expression). A missing value makes every operator but missing false
+             * @enum {string}
+             */
+            op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "exists" | "missing" | "contains" | "matches";
+            /**
+             * @description What to compare with (not for exists and missing): any JSON for eq, ne, contains; a number or a string for gt, gte, lt, lte; the pattern for matches (RE2 syntax, at most 200 characters)
+             * @example 100
+             */
+            value?: unknown;
+        };
+        ResponseRule: {
+            /**
+             * @description Shown in runs' rulesMatched, as the pause reason and in ruleState
+             * @example backlog high
+             */
+            name: string;
+            when: components["schemas"]["RuleCondition"];
+            then: components["schemas"]["RuleAction"];
+        };
+        /** @description When the rule matches: every part given holds (an empty object matches every run) */
+        RuleCondition: {
+            /**
+             * @description The HTTP status is one of these
+             * @example [
+             *       "2xx",
+             *       304
+             *     ]
+             */
+            status?: (number | ("1xx" | "2xx" | "3xx" | "4xx" | "5xx"))[];
+            /**
+             * @description The run's status after successWhen: success or failed
+             * @enum {string}
+             */
+            runStatus?: "success" | "failed";
+            /** @description Every one holds */
+            all?: components["schemas"]["ResponseCondition"][];
+            /** @description At least one holds (when given and not empty) */
+            any?: components["schemas"]["ResponseCondition"][];
+        };
+        /** @description What a matching rule does (one or more of these) */
+        RuleAction: {
+            /**
+             * @description Run every intervalMs while the rule keeps matching: an interval hint with origin rule, clamped to minIntervalMs/maxIntervalMs, renewed by each matching run and ended by the first run that does not match. Interval-baseline endpoints only. With several, the first matching rule wins
+             * @example 60000
+             */
+            intervalMs?: number;
+            /** @description Pause the endpoint for pauseMs from the run's end, with the rule's name as reason */
+            pauseMs?: number;
+            /**
+             * Format: uuid
+             * @description Run this other endpoint of the same job once now (its run has source rule)
+             */
+            runEndpoint?: string;
+            /**
+             * @description Start a planner analysis of this endpoint now, within the planner spacing, AI budget and AI switch
+             * @constant
+             */
+            analyse?: true;
         };
         /** @description Any subset of the endpoint input fields; null clears an optional field */
         UpdateEndpointInput: {
@@ -1068,6 +1211,8 @@ export interface components {
             /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
             maxResponseSizeKb?: number;
             retry?: components["schemas"]["RetrySettings"] | null;
+            successWhen?: components["schemas"]["SuccessWhen"] | null;
+            rules?: components["schemas"]["ResponseRule"][] | null;
             /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
             propagateTrace?: boolean;
             headersJson?: {
@@ -1084,6 +1229,14 @@ export interface components {
             body?: (string | {
                 [key: string]: unknown;
             } | unknown[]) | null;
+        };
+        BacktestInput: {
+            /** @description The proposed successWhen (absent: the endpoint's own; null: none) */
+            successWhen?: components["schemas"]["SuccessWhen"] | null;
+            /** @description The proposed rules (absent: the endpoint's own; null: none) */
+            rules?: components["schemas"]["ResponseRule"][] | null;
+            /** @description How many of the latest scheduled runs to replay (default 500, at most 5000) */
+            limit?: number;
         };
         PauseEndpointInput: {
             /** @description Pause until this time (must be in the future); null resumes immediately and clears the reason */
@@ -1181,7 +1334,7 @@ export interface components {
             events?: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
             /** @constant */
             type: "email";
-            /** @description Email addresses (the server sends with the SMTP settings of its environment) */
+            /** @description Email addresses (the server sends with the SMTP settings of its environment). An address that is not a verified user of the account receives a confirmation link first, and nothing else until it confirms */
             recipients: string[];
         };
         UpdateAccountInput: {
@@ -1281,8 +1434,8 @@ export interface components {
             jobPaused: boolean;
             /** @description When the next execution is due; null when nothing is scheduled */
             nextRunAt: string | null;
-            /** @description What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint, or a one-shot hint */
-            nextRunSource: ("baseline-cron" | "baseline-interval" | "ai-interval" | "ai-oneshot") | null;
+            /** @description What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint (rule-interval: a response rule's), or a one-shot hint (rule: another endpoint's rule asked for one run) */
+            nextRunSource: ("baseline-cron" | "baseline-interval" | "ai-interval" | "ai-oneshot" | "rule-interval" | "rule") | null;
             lastRunAt: string | null;
             lastStatus: ("success" | "failed") | null;
             /** @description Consecutive failures (drives backoff) */
@@ -1299,6 +1452,29 @@ export interface components {
                 interval: components["schemas"]["IntervalHint"] | null;
                 oneShot: components["schemas"]["OneShotHint"] | null;
             };
+            /** @description When a run succeeds; null: HTTP 2xx and 3xx */
+            successWhen: components["schemas"]["SuccessWhen"] | null;
+            /** @description Response rules, in order; null: none */
+            rules: components["schemas"]["ResponseRule"][] | null;
+            /** @description The response rule whose interval is in force (hints.interval with origin rule); null: none. The first run that does not match ends it, and a later AI or user interval hint replaces it */
+            ruleState: {
+                /** @description The rule whose interval is in force */
+                rule: string;
+                /** @description Its interval, clamped to minIntervalMs/maxIntervalMs */
+                intervalMs: number;
+                /**
+                 * Format: date-time
+                 * @description When it started to match (renewing runs keep this time)
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description When it ends unless a run matches again (two intervals on)
+                 */
+                expiresAt: string;
+                /** @example runs every 60 s because rule 'backlog high' matched at 2026-11-30T10:02:00.000Z */
+                explanation: string;
+            } | null;
             archivedAt: string | null;
             /**
              * Format: date-time
@@ -1320,7 +1496,7 @@ export interface components {
             expiresAt: string;
             reason: string | null;
             /** @enum {string} */
-            origin: "user" | "planner";
+            origin: "user" | "planner" | "rule";
             setAt: string | null;
         };
         OneShotHint: {
@@ -1336,13 +1512,95 @@ export interface components {
             expiresAt: string;
             reason: string | null;
             /** @enum {string} */
-            origin: "user" | "planner";
+            origin: "user" | "planner" | "rule";
             setAt: string | null;
         };
         EndpointActionResult: {
             /** @constant */
             success: true;
             endpoint: components["schemas"]["Endpoint"];
+        };
+        /** @description The endpoint's recorded scheduled runs replayed at their recorded times through the proposed fields, with the evaluator the executor runs; nothing is changed */
+        BacktestResult: {
+            runsReplayed: number;
+            /** @description Start of the oldest run replayed */
+            from: string | null;
+            /** @description Start of the newest run replayed */
+            to: string | null;
+            /** @description The runs as recorded */
+            recorded: {
+                successCount: number;
+                failureCount: number;
+                /** @description Calls a day over the window; null with fewer than two runs */
+                callsPerDay: number | null;
+            };
+            /** @description The runs as the proposed fields decide them */
+            replayed: {
+                successCount: number;
+                failureCount: number;
+                /** @description Calls a day over the window; null with fewer than two runs */
+                callsPerDay: number | null;
+            };
+            /** @description Runs whose status the proposed successWhen changes */
+            statusChanges: {
+                runId: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                startedAt: string;
+                /** @enum {string} */
+                recordedStatus: "success" | "failed";
+                /** @description As replayed; null when a pause a rule set earlier in the replay would have stopped the run */
+                status: ("success" | "failed") | null;
+                errorKind: string | null;
+                errorMessage: string | null;
+            }[];
+            /** @description Every run replayed, oldest first */
+            runs: {
+                runId: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                startedAt: string;
+                statusCode: number | null;
+                /** @enum {string} */
+                recordedStatus: "success" | "failed";
+                /** @description As replayed; null when a pause a rule set earlier in the replay would have stopped the run */
+                status: ("success" | "failed") | null;
+                errorKind: string | null;
+                errorMessage: string | null;
+                recordedRulesMatched: string[];
+                /** @description The proposed rules this run matches, in order */
+                rulesMatched: string[];
+            }[];
+            /** @description The schedule the proposed rules would have applied between the runs (a rule interval, a rule pause, or the baseline with the replayed backoff), equal consecutive parts merged. AI hints are not replayed */
+            schedule: {
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                from: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp
+                 */
+                to: string;
+                /** @enum {string} */
+                source: "rule" | "paused" | "baseline";
+                rule: string | null;
+                /** @description null while paused and on a cron baseline */
+                intervalMs: number | null;
+                backoffMultiplier: number;
+            }[];
+            /** @description Runs of other endpoints the rules would have started (runEndpoint) */
+            endpointRuns: {
+                endpointId: string;
+                runs: number;
+            }[];
+            /** @description Runs after which a rule would have asked for an analysis */
+            analysesRequested: number;
         };
         PauseResult: {
             /** @constant */
@@ -1396,7 +1654,7 @@ export interface components {
             id: string;
             endpointId: string;
             /**
-             * @description success (HTTP 2xx/3xx) or failed (anything else)
+             * @description success (HTTP 2xx/3xx, or as the endpoint's successWhen decides) or failed (anything else)
              * @enum {string}
              */
             status: "success" | "failed";
@@ -1410,7 +1668,7 @@ export interface components {
             /** @description True when characters of responseBody were replaced by U+FFFD to make it storable (the body held U+0000, an unpaired surrogate or invalid UTF-8); false otherwise */
             responseBodyAltered: boolean;
             responseSizeBytes: number | null;
-            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
+            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed (the response failed a successWhen condition; errorMessage names it and the value seen) or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
@@ -1433,10 +1691,12 @@ export interface components {
             completedAt: string;
             /** @description startedAt − scheduledAt: how late the run started */
             lateMs: number;
-            /** @description Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, test (open list) */
+            /** @description Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's interval), rule (another endpoint's rule ran it), test (open list) */
             source: string;
             /** @description Delivery attempt (2 after an executor crash, same id) */
             attempt: number;
+            /** @description The names of the endpoint's response rules this run matched, in order (empty: none, or the endpoint had no rules). A Test now run lists them too, but its rules do not act */
+            rulesMatched: string[];
             /** @description Every HTTP call of the run, oldest first, when its endpoint has retry set (else null: one call). The run's statusCode, durationMs, completedAt, responseBody and error describe the last call; startedAt is the first call's start. A failed run's errorMessage ends with why retrying stopped */
             attempts: components["schemas"]["RunAttempt"][] | null;
         };
@@ -1598,6 +1858,11 @@ export interface components {
             }[];
             /** @description No provider is configured: sign in with the one-time link the server printed at start */
             localSignIn: boolean;
+        };
+        SignInStatus: {
+            signedIn: boolean;
+            /** @description The caller, as GET /api/auth/session answers; null when signed out */
+            session: components["schemas"]["CurrentSession"] | null;
         };
         CurrentSession: {
             user: {
@@ -1846,7 +2111,7 @@ export interface components {
             status: "completed" | "failed" | "skipped";
             /** @description Shadow mode: proposals were recorded but not applied */
             shadow: boolean;
-            /** @description Why it ran: first-analysis, scheduled, first-run, status-changed, failures-rose */
+            /** @description Why it ran: first-analysis, scheduled, first-run, status-changed, failures-rose, rule */
             trigger: string | null;
             /** @description The planner's explanation */
             reasoning: string | null;
@@ -1877,7 +2142,7 @@ export interface components {
             status: "completed" | "failed" | "skipped";
             /** @description Shadow mode: proposals were recorded but not applied */
             shadow: boolean;
-            /** @description Why it ran: first-analysis, scheduled, first-run, status-changed, failures-rose */
+            /** @description Why it ran: first-analysis, scheduled, first-run, status-changed, failures-rose, rule */
             trigger: string | null;
             /** @description The planner's explanation */
             reasoning: string | null;
@@ -1925,6 +2190,8 @@ export interface components {
             url: string | null;
             /** @description email: the recipients (empty for other types) */
             recipients: string[];
+            /** @description email: the recipients that have not confirmed yet: they receive nothing but their confirmation link (the account's verified users are confirmed at once) */
+            pendingRecipients: string[];
             /** @description The events this channel receives */
             events: ("endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted")[];
             /**
@@ -1944,7 +2211,7 @@ export interface components {
             /** @description null once the channel was deleted */
             channelId: string | null;
             /** @enum {string} */
-            event: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test";
+            event: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test" | "recipient.confirmation";
             endpointId: string | null;
             /** @description The Standard Webhooks payload a webhook channel receives as its body */
             payload: {
@@ -1990,6 +2257,8 @@ export interface components {
             users: {
                 id: string;
                 email: string;
+                /** @description The address is proved (an identity provider verified it, or an operator created the user); a verified sign-in with it never links to an unverified user */
+                emailVerified: boolean;
                 /** @enum {string} */
                 role: "member" | "operator";
             }[];
@@ -2930,6 +3199,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EndpointActionResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backtestEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BacktestInput"];
+            };
+        };
+        responses: {
+            /** @description What the proposed fields would have done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BacktestResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */
@@ -3998,6 +4339,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignInProviders"];
+                };
+            };
+        };
+    };
+    getSignInStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in or not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInStatus"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5224,6 +5612,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
             429: {
                 headers: {
@@ -5245,7 +5642,7 @@ export interface operations {
                 /** @description Only notifications sent to this channel */
                 channelId?: string;
                 /** @description Only this event */
-                event?: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test";
+                event?: "endpoint.failing" | "endpoint.recovered" | "endpoint.auto_paused" | "endpoint.paused_by_planner" | "quota.nearly_exhausted" | "test" | "recipient.confirmation";
             };
             header?: never;
             path?: never;

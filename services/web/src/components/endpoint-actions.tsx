@@ -1,10 +1,13 @@
 /**
  * The endpoint's action bar: Test now, Edit, Clear hints, Reset failures, Archive endpoint.
- * Pause and resume live in the Schedule panel, beside the schedule they change.
+ * Pause and resume live in the Schedule panel, beside the schedule they change. Each button keeps
+ * focus while and after it runs (ActionButton); its outcome is announced in a status or alert line.
  */
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { ActionButton } from './action-button';
+import { focusPageHeading } from './page-title';
 import { useEndpointMutation, type Endpoint } from './endpoint-queries';
 import { TestRunButton, TestRunOutcome, useTestRun } from './endpoint-test-run';
 
@@ -27,14 +30,18 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
     ),
   );
   const [notice, setNotice] = useState<{ isError: boolean; text: string } | null>(null);
-  const perform = (mutation: ActionMutation, doneText: string) =>
+  const perform = (mutation: ActionMutation, doneText: string, onDone?: () => void) =>
     mutation.mutate(undefined, {
-      onSuccess: () => setNotice({ isError: false, text: doneText }),
+      onSuccess: () => {
+        setNotice({ isError: false, text: doneText });
+        onDone?.();
+      },
       onError: (error) => setNotice({ isError: true, text: error.message }),
     });
   const confirmArchive = () => {
     const question = `Archive "${endpoint.name}"? It stops running for good; its runs are kept. This cannot be undone.`;
-    if (window.confirm(question)) perform(archive, 'Endpoint archived.');
+    // The actions disappear with the archive: focus goes to the page's heading, above the archived note.
+    if (window.confirm(question)) perform(archive, 'Endpoint archived.', focusPageHeading);
   };
 
   if (endpoint.status === 'archived') return null;
@@ -45,23 +52,21 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
         <Link className="button" to={`/endpoints/${endpoint.id}/edit`}>
           Edit
         </Link>
-        <button
-          type="button"
+        <ActionButton
           onClick={() => perform(clearHints, 'Hints cleared: the baseline schedule applies.')}
-          disabled={clearHints.isPending}
+          busy={clearHints.isPending}
         >
           Clear hints
-        </button>
-        <button
-          type="button"
+        </ActionButton>
+        <ActionButton
           onClick={() => perform(resetFailures, 'Failure count reset to 0: backoff removed.')}
-          disabled={resetFailures.isPending}
+          busy={resetFailures.isPending}
         >
           Reset failures
-        </button>
-        <button type="button" className="danger" onClick={confirmArchive} disabled={archive.isPending}>
+        </ActionButton>
+        <ActionButton className="danger" onClick={confirmArchive} busy={archive.isPending}>
           Archive endpoint
-        </button>
+        </ActionButton>
       </div>
       {notice ? (
         <p className={notice.isError ? 'form-error' : 'muted'} role={notice.isError ? 'alert' : 'status'}>

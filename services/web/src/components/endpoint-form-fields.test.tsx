@@ -1,25 +1,26 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../api/client';
 import { EndpointForm } from './endpoint-form-fields';
+import { DURATION_WORDS } from './endpoint-form-issues';
 import { emptyFormState } from './endpoint-form-state';
 
 afterEach(cleanup);
 
 function renderForm(saveError: unknown = null, onSave = vi.fn()) {
-  render(
-    <MemoryRouter>
-      <EndpointForm
-        initial={emptyFormState('UTC')}
-        submitLabel="Create endpoint"
-        cancelTo="/jobs/job_1"
-        isPending={false}
-        saveError={saveError}
-        onSave={onSave}
-      />
-    </MemoryRouter>,
+  // A data router, as in the app: the form holds a navigation while it has unsaved changes.
+  const form = (
+    <EndpointForm
+      initial={emptyFormState('UTC')}
+      submitLabel="Create endpoint"
+      cancelTo="/jobs/job_1"
+      isPending={false}
+      saveError={saveError}
+      onSave={onSave}
+    />
   );
+  render(<RouterProvider router={createMemoryRouter([{ path: '*', element: form }])} />);
   return onSave;
 }
 
@@ -87,10 +88,11 @@ describe('EndpointForm', () => {
         { field: 'timeoutMs', message: 'timeout too long' },
       ]),
     );
-    expect(errorOf('Safety floor (optional)')).toBe('floor too low');
-    expect(errorOf('Ceiling (optional)')).toBe('ceiling below floor');
-    expect(errorOf('Jitter (optional)')).toBe('jitter too large');
-    expect(errorOf('Timeout')).toBe('timeout too long');
+    // Each at its own field, in the form's words (the API's speak of milliseconds: issue #56).
+    expect(errorOf('Safety floor (optional)')).toBe(DURATION_WORDS.minInterval);
+    expect(errorOf('Ceiling (optional)')).toBe(DURATION_WORDS.maxInterval);
+    expect(errorOf('Jitter (optional)')).toBe(DURATION_WORDS.jitter);
+    expect(errorOf('Timeout')).toBe(DURATION_WORDS.timeout);
   });
 
   it('shows the API issues at their fields and the rest on top', () => {
@@ -100,7 +102,8 @@ describe('EndpointForm', () => {
       { field: 'extra', message: 'unknown field "extra"' },
     ]);
     renderForm(error);
-    expect(errorOf('Interval')).toBe('baselineIntervalMs must be at least 1000 ms');
+    expect(errorOf('Interval')).toBe(DURATION_WORDS.interval);
+    expect(errorOf('Interval')).toContain('at least 1 second');
     expect(errorOf('URL')).toBe('must be an absolute http:// or https:// URL');
     expect(screen.getByRole('alert').textContent).toContain('extra: unknown field "extra"');
   });

@@ -1,10 +1,15 @@
 /**
  * The endpoint form (create and edit): cheap checks in the browser, the API's VALIDATION_ERROR
- * issues mapped back onto the fields, any error without a field shown on top.
+ * issues mapped back onto the fields, any error without a field shown on top. A failed save
+ * focuses the first invalid field (the summary when no field is); leaving the form with unsaved
+ * changes asks first (useUnsavedWarning).
  */
 import { useEffect, useRef, useState, type FormEvent, type Ref } from 'react';
 import { Link } from 'react-router';
-import { Field } from './field';
+import { ActionButton } from './action-button';
+import { Field, QuietFieldErrors } from './field';
+import { focusFirstInvalid } from './form-errors';
+import { useUnsavedWarning } from './unsaved-warning';
 import { formErrorsOf } from './endpoint-form-issues';
 import { RequestFields } from './endpoint-form-request-fields';
 import { buildEndpointValues, type EndpointValues } from './endpoint-form-request';
@@ -97,9 +102,20 @@ export function EndpointForm({
   const errors = clientErrors ?? (saveError ? formErrorsOf(saveError, state) : NO_ERRORS);
   const set = (patch: Partial<EndpointFormState>) => setState((current) => ({ ...current, ...patch }));
 
-  // After a failed save, move focus to the summary so keyboard and screen-reader users hear it.
+  // Leaving asks first once anything differs from the endpoint as loaded, unless a save is under way.
+  const unsaved = useUnsavedWarning(JSON.stringify(state) !== JSON.stringify(initial));
+  const { warnAgain } = unsaved;
   useEffect(() => {
-    if (attempt > 0 && (clientErrors || saveError)) summaryRef.current?.focus();
+    if (saveError) warnAgain();
+  }, [saveError, warnAgain]);
+
+  // After a failed save, focus the first invalid field (its message is tied to it) while the summary,
+  // an alert, says how many there are; with no field to blame, the summary itself.
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (attempt > 0 && (clientErrors || saveError) && !focusFirstInvalid(formRef.current)) {
+      summaryRef.current?.focus();
+    }
   }, [attempt, clientErrors, saveError]);
 
   const submit = (event: FormEvent) => {
@@ -111,19 +127,23 @@ export function EndpointForm({
       return;
     }
     setClientErrors(null);
+    unsaved.allowLeaving();
     onSave(result.values);
   };
   const sectionProps = { state, set, errors };
   return (
-    <form onSubmit={submit} noValidate className="endpoint-form">
+    <form ref={formRef} onSubmit={submit} noValidate className="endpoint-form">
       <ErrorSummary errors={errors} summaryRef={summaryRef} />
-      <BasicFields {...sectionProps} />
-      <ScheduleFields {...sectionProps} />
-      <RequestFields {...sectionProps} />
+      {/* The summary (an alert) says what failed; each field's message is read with the field. */}
+      <QuietFieldErrors>
+        <BasicFields {...sectionProps} />
+        <ScheduleFields {...sectionProps} />
+        <RequestFields {...sectionProps} />
+      </QuietFieldErrors>
       <div className="actions">
-        <button type="submit" className="primary" disabled={isPending}>
+        <ActionButton type="submit" className="primary" busy={isPending}>
           {submitLabel}
-        </button>
+        </ActionButton>
         <Link className="button" to={cancelTo}>
           Cancel
         </Link>

@@ -77,8 +77,8 @@ export function HeadersEditor({
       <legend>Headers</legend>
       <p className="muted">
         Sent with every request (not templated). Kairos sets Host, Content-Length, Connection, User-Agent and the
-        X-Service-* signing headers itself. Values of secret-looking headers (Authorization, Cookie, names with token,
-        secret, password, key or auth) are never shown again after saving.
+        X-Service-* signing headers itself. Values of secret-looking headers (names containing auth, token, secret,
+        password, passphrase, key, sig, credential, session, private or cookie) are never shown again after saving.
       </p>
       {rows.length > 0 ? (
         <ul className="endpoint-form-headers">

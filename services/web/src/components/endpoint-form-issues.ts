@@ -1,6 +1,8 @@
 /**
  * The API's VALIDATION_ERROR issues (details.issues[].field, e.g. "baselineIntervalMs" or
  * "headersJson.X-Api-Key") → the form field, header row or top-of-form list that shows them.
+ * The API speaks of durations in milliseconds and by its field names ("baselineIntervalMs must be at
+ * least 1000 ms"); a duration field shows what it takes in its own words instead (DURATION_WORDS).
  */
 import { ApiError, type FieldIssue } from '../api/client';
 import type { EndpointFormState, FormErrors, FormField } from './endpoint-form-state';
@@ -23,6 +25,22 @@ const FIELD_OF_ISSUE: Record<string, FormField> = {
   headers: 'headers',
   bodyJson: 'body',
   body: 'body',
+};
+
+/**
+ * What each duration field takes, in the form's words (the API's bounds: LIMITS and RETRY_LIMITS in
+ * @kairos/core, and its cross-field rules). The form checks the same before sending
+ * (endpoint-form-request.ts); these are for what only the API can tell.
+ */
+export const DURATION_WORDS: Partial<Record<FormField, string>> = {
+  interval:
+    'enter a time between runs of at least 1 second and at most 24 days, within the safety floor and the ceiling',
+  minInterval: 'enter at least 1 second and at most 24 days, no longer than the ceiling or the time between runs',
+  maxInterval: 'enter at least 1 second and at most 24 days, no shorter than the safety floor or the time between runs',
+  jitter: 'enter at most 1 hour, and at most half the time between runs (or between the cron schedule’s runs)',
+  timeout: 'enter from 0.1 seconds to 5 minutes',
+  retry:
+    'the first retry waits from 0.1 seconds to 1 minute, the longest wait from 0.1 seconds to 5 minutes and not less than the first',
 };
 
 type VisibleState = Pick<EndpointFormState, 'scheduleType' | 'headers'>;
@@ -63,9 +81,16 @@ export function mapIssuesToForm(issues: FieldIssue[], state: VisibleState): Form
   return errors;
 }
 
-/** Any error of a save: VALIDATION_ERROR issues onto the form; otherwise the message on top. */
+/** Any error of a save: VALIDATION_ERROR issues onto the form, durations in its words; otherwise the message on top. */
 export function formErrorsOf(error: unknown, state: VisibleState): FormErrors {
-  if (error instanceof ApiError && error.issues.length > 0) return mapIssuesToForm(error.issues, state);
+  if (error instanceof ApiError && error.issues.length > 0) {
+    const errors = mapIssuesToForm(error.issues, state);
+    for (const field of Object.keys(errors.fields) as FormField[]) {
+      const words = DURATION_WORDS[field];
+      if (words) errors.fields[field] = words;
+    }
+    return errors;
+  }
   const message = error instanceof Error ? error.message : String(error);
   return { fields: {}, headerRows: {}, form: [message] };
 }

@@ -1,5 +1,5 @@
 /** The request: timeout, response size limit, headers and body (with its template tokens). */
-import { Field, RadioOptions } from './field';
+import { CheckboxField, Field, RadioOptions } from './field';
 import { DurationFieldInput, DurationInput } from './endpoint-form-duration';
 import { HeadersEditor } from './endpoint-form-headers';
 import type { SectionProps } from './endpoint-form-schedule';
@@ -102,16 +102,12 @@ export function RequestFields(form: SectionProps) {
         unitLabel="Timeout unit"
       />
       <RetryFields {...form} />
-      <Field
+      <CheckboxField
         label="Send the trace context"
         hint="When this Kairos installation has OpenTelemetry tracing on, each call carries the run's W3C traceparent (and tracestate), so your service's traces join the run's. Never sent while tracing is off."
-      >
-        <input
-          type="checkbox"
-          checked={state.propagateTrace}
-          onChange={(e) => set({ propagateTrace: e.target.checked })}
-        />
-      </Field>
+        checked={state.propagateTrace}
+        onChange={(propagateTrace) => set({ propagateTrace })}
+      />
       <Field
         label="Response size limit (KiB)"
         error={errors.fields.maxResponseSizeKb}

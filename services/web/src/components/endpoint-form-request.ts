@@ -13,7 +13,7 @@ import {
   type FormField,
   type HeaderRow,
 } from './endpoint-form-state';
-import { durationToMs, type Duration } from './endpoint-form-units';
+import { durationToMs, durationWords, type Duration } from './endpoint-form-units';
 
 export type CreateEndpointBody = Schemas['CreateEndpointInput'];
 export type UpdateEndpointBody = Schemas['UpdateEndpointInput'];
@@ -39,6 +39,19 @@ export interface EndpointValues {
 }
 
 export type BuildResult = { ok: true; values: EndpointValues } | { ok: false; errors: FormErrors };
+
+/** The API's bounds on durations (LIMITS, RETRY_LIMITS and JITTER_MAX_MS in @kairos/core). */
+const BOUNDS = {
+  intervalMinMs: 1000,
+  intervalMaxMs: 2_147_483_647,
+  jitterMaxMs: 3_600_000,
+  timeoutMinMs: 100,
+  timeoutMaxMs: 300_000,
+  retryMinMs: 100,
+  retryBaseMaxMs: 60_000,
+  retryCapMaxMs: 300_000,
+} as const;
+const INTERVAL_RANGE = 'enter at least 1 second and at most 24 days (use a cron schedule for longer periods)';
 
 /** RFC 9110 token characters, as the API checks header names. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -105,6 +118,13 @@ function buildRetry(state: EndpointFormState, fields: FormErrors['fields']): End
   }
   const backoffBaseMs = readDuration(state.retryBase, 'retry', fields) ?? 1000;
   const backoffCapMs = readDuration(state.retryCap, 'retry', fields) ?? 30_000;
+  if (backoffBaseMs < BOUNDS.retryMinMs || backoffBaseMs > BOUNDS.retryBaseMaxMs) {
+    fields.retry ??= 'the first retry waits from 0.1 seconds to 1 minute';
+  } else if (backoffCapMs < BOUNDS.retryMinMs || backoffCapMs > BOUNDS.retryCapMaxMs) {
+    fields.retry ??= 'the longest wait between retries is from 0.1 seconds to 5 minutes';
+  } else if (backoffCapMs < backoffBaseMs) {
+    fields.retry ??= 'the longest wait between retries must not be shorter than the first';
+  }
   return { attempts, backoffBaseMs, backoffCapMs };
 }
 
@@ -113,6 +133,34 @@ function readDuration(duration: Duration, field: FormField, fields: FormErrors['
   if (result.ok) return result.ms;
   fields[field] = result.message;
   return null;
+}
+
+/** Only an interval the API accepts: at least 1 second, at most its 32-bit ceiling (about 24.8 days). */
+function checkIntervalRange(ms: number | null, field: FormField, fields: FormErrors['fields']): void {
+  if (ms !== null && (ms < BOUNDS.intervalMinMs || ms > BOUNDS.intervalMaxMs)) fields[field] ??= INTERVAL_RANGE;
+}
+
+/** The cross-field rules of the schedule, said in the units the person chose. */
+function checkSchedule(
+  intervalMs: number | null,
+  limits: { minIntervalMs: number | null; maxIntervalMs: number | null; jitterMs: number },
+  fields: FormErrors['fields'],
+): void {
+  const { minIntervalMs: min, maxIntervalMs: max, jitterMs } = limits;
+  checkIntervalRange(intervalMs, 'interval', fields);
+  checkIntervalRange(min, 'minInterval', fields);
+  checkIntervalRange(max, 'maxInterval', fields);
+  if (min !== null && max !== null && min > max) fields.minInterval ??= 'must not be longer than the ceiling';
+  if (intervalMs !== null && min !== null && intervalMs < min) {
+    fields.interval ??= `must not be shorter than the safety floor (${durationWords(min)})`;
+  }
+  if (intervalMs !== null && max !== null && intervalMs > max) {
+    fields.interval ??= `must not be longer than the ceiling (${durationWords(max)})`;
+  }
+  if (jitterMs > BOUNDS.jitterMaxMs) fields.jitter ??= 'enter at most 1 hour';
+  else if (intervalMs !== null && jitterMs > intervalMs / 2) {
+    fields.jitter ??= `enter at most half the time between runs (${durationWords(intervalMs / 2)})`;
+  }
 }
 
 /** Checks the form and builds the full set of values, or returns the errors found. */
@@ -136,8 +184,12 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
   const minIntervalMs = readDuration(state.minInterval, 'minInterval', fields);
   const maxIntervalMs = readDuration(state.maxInterval, 'maxInterval', fields);
   const jitterMs = readDuration(state.jitter, 'jitter', fields) ?? 0;
+  checkSchedule(intervalMs, { minIntervalMs, maxIntervalMs, jitterMs }, fields);
   const timeoutMs = readDuration(state.timeout, 'timeout', fields);
   if (timeoutMs === null) fields.timeout ??= 'is required';
+  else if (timeoutMs < BOUNDS.timeoutMinMs || timeoutMs > BOUNDS.timeoutMaxMs) {
+    fields.timeout ??= 'enter from 0.1 seconds to 5 minutes';
+  }
   const retry = buildRetry(state, fields);
   const sizeKb = Number(state.maxResponseSizeKb.trim());
   if (state.maxResponseSizeKb.trim() === '' || !Number.isInteger(sizeKb) || sizeKb < 1) {

@@ -43,3 +43,17 @@ export function durationToMs(duration: Duration): DurationResult {
   if (!Number.isFinite(amount) || amount <= 0) return { ok: false, message: 'enter a positive number' };
   return { ok: true, ms: Math.round(amount * unitMs(duration.unit)) };
 }
+
+const WORD_UNITS: readonly [string, number][] = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000],
+];
+
+/** A bound in words: 1000 → "1 second", 300_000 → "5 minutes", 90_000 → "90 seconds", 100 → "0.1 seconds". */
+export function durationWords(ms: number): string {
+  const [unit, size] = WORD_UNITS.find(([, unitMs]) => ms >= unitMs && ms % unitMs === 0) ?? ['second', 1000];
+  const amount = Math.round((ms / size) * 1000) / 1000;
+  return `${amount.toLocaleString('en-US')} ${unit}${amount === 1 ? '' : 's'}`;
+}

@@ -102,7 +102,7 @@ describe('explainSchedule', () => {
         },
       },
       [
-        `AI one-shot hint (set by the planner): one run at ${at(5 * MIN)} — reason: deploy. Afterwards the schedule continues as before.`,
+        `AI one-shot hint (set by the planner): one run at ${at(5 * MIN)} — reason: deploy. Until then it replaces the scheduled runs; afterwards the schedule resumes from that run.`,
         'Baseline: every 1 min.',
       ],
     ],
@@ -110,7 +110,7 @@ describe('explainSchedule', () => {
       'paused with a reason',
       { status: 'paused', pausedUntil: at(90 * MIN), pauseReason: 'maintenance', nextRunAt: at(90 * MIN) },
       [
-        `Paused until ${at(90 * MIN)} (1 h 30 min from now): no scheduled runs until then; afterwards the schedule below applies.`,
+        `Paused until ${at(90 * MIN)} (1 h 30 min from now): no scheduled runs until then, one run when it ends, and afterwards the schedule below applies.`,
         'Reason for the pause: maintenance',
         'Baseline: every 1 min.',
       ],

@@ -54,7 +54,7 @@ export function explainSchedule(endpoint: ScheduleFacts, now: Date | number, opt
     const left = formatDuration(Date.parse(endpoint.pausedUntil) - nowMs);
     sentences.push(
       `Paused until ${at(endpoint.pausedUntil)} (${left} from now): ` +
-        'no scheduled runs until then; afterwards the schedule below applies.',
+        'no scheduled runs until then, one run when it ends, and afterwards the schedule below applies.',
     );
     if (endpoint.pauseReason) sentences.push(`Reason for the pause: ${endpoint.pauseReason}`);
   }
@@ -86,7 +86,7 @@ function explainSource(endpoint: ScheduleFacts, nowMs: number, at: (iso: string)
     const { oneShot } = hints;
     sentences.push(
       `${hintLabel(oneShot.origin, 'one-shot')}: one run at ${at(oneShot.nextRunAt)}` +
-        `${reasonText(oneShot.reason)}. Afterwards the schedule continues as before.`,
+        `${reasonText(oneShot.reason)}. Until then it replaces the scheduled runs; afterwards the schedule resumes from that run.`,
     );
   } else if (hints.oneShot) {
     sentences.push(

@@ -2,7 +2,7 @@
  * The Schedule panel: when the endpoint runs next and why, in words (explainSchedule), the facts
  * behind it, and the controls that change it (pause/resume, hints set by hand).
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { formatDateTime, formatDuration, formatRelative } from '../lib/time';
 import { IntervalHintForm, OneShotHintForm } from './endpoint-hint-forms';
@@ -143,10 +143,14 @@ function ScheduleFacts({ endpoint, now }: { endpoint: Endpoint; now: number }) {
 }
 
 function ScheduleControls({ endpoint }: { endpoint: Endpoint }) {
+  // Resume disappears once the endpoint runs again: focus moves to Pause, its counterpart.
+  const pauseButton = useRef<HTMLButtonElement>(null);
   return (
     <div className="endpoint-schedule-controls">
-      {endpoint.pausedUntil ? <EndpointResumeButton endpoint={endpoint} /> : null}
-      <EndpointPauseForm endpoint={endpoint} />
+      {endpoint.pausedUntil ? (
+        <EndpointResumeButton endpoint={endpoint} onResumed={() => pauseButton.current?.focus()} />
+      ) : null}
+      <EndpointPauseForm endpoint={endpoint} submitRef={pauseButton} />
       <details className="endpoint-hints">
         <summary>Set a hint by hand</summary>
         <p className="muted">

@@ -5,6 +5,7 @@
 import { Link } from 'react-router';
 import { api, unwrap, type Schemas } from '../api/client';
 import { formatDuration } from '../lib/time';
+import { ActionButton } from './action-button';
 import { useEndpointMutation, type Endpoint } from './endpoint-queries';
 import { RunStatusBadge } from './run-badges';
 import { bodyExcerpt } from './run-format';
@@ -19,9 +20,9 @@ export function useTestRun(endpoint: Endpoint) {
 
 export function TestRunButton({ test }: { test: ReturnType<typeof useTestRun> }) {
   return (
-    <button type="button" className="primary" onClick={() => test.mutate(undefined)} disabled={test.isPending}>
+    <ActionButton className="primary" onClick={() => test.mutate(undefined)} busy={test.isPending}>
       Test now
-    </button>
+    </ActionButton>
   );
 }
 

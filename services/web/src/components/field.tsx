@@ -1,5 +1,16 @@
-/** A labelled form control with its validation message beneath (ids tie label, input and error). */
-import { useId, type ReactElement, cloneElement } from 'react';
+/**
+ * A labelled form control with its validation message beneath (ids tie label, input and error). The
+ * message's element is a live region from the start, so a message that appears (a failed submit) is
+ * announced; a form that says it once for all fields (the endpoint form's summary) turns that off
+ * with QuietFieldErrors.
+ */
+import { createContext, useContext, useId, type ReactElement, type ReactNode, cloneElement } from 'react';
+
+const AnnounceErrors = createContext(true);
+
+export function QuietFieldErrors({ children }: { children: ReactNode }) {
+  return <AnnounceErrors.Provider value={false}>{children}</AnnounceErrors.Provider>;
+}
 
 export function Field({
   label,
@@ -13,6 +24,7 @@ export function Field({
   children: ReactElement<Record<string, unknown>>;
 }) {
   const id = useId();
+  const announce = useContext(AnnounceErrors);
   const describedBy = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(' ');
   return (
     <div className={`field${error ? ' field-invalid' : ''}`}>
@@ -27,11 +39,43 @@ export function Field({
           {hint}
         </small>
       ) : null}
-      {error ? (
-        <small id={`${id}-error`} className="field-error">
-          {error}
-        </small>
-      ) : null}
+      <small id={`${id}-error`} className="field-error" aria-live={announce ? 'polite' : undefined}>
+        {error}
+      </small>
+    </div>
+  );
+}
+
+/** A checkbox with its label beside it (not above, as for a text field) and the hint below. */
+export function CheckboxField({
+  label,
+  hint,
+  checked,
+  onChange,
+}: {
+  label: string;
+  hint?: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="field-check">
+      <input
+        type="checkbox"
+        id={id}
+        checked={checked}
+        onChange={(event) => onChange(event.target.checked)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
+      <div>
+        <label htmlFor={id}>{label}</label>
+        {hint ? (
+          <small id={`${id}-hint`} className="muted">
+            {hint}
+          </small>
+        ) : null}
+      </div>
     </div>
   );
 }
@@ -60,14 +104,14 @@ export function RadioOptions<T extends string>({
   return (
     <>
       {options.map((option) => (
-        <label key={option.value}>
+        <label key={option.value} className="choice">
           <input
             type="radio"
             name={name}
             value={option.value}
             checked={value === option.value}
             onChange={() => onChange(option.value)}
-          />{' '}
+          />
           {option.label}
         </label>
       ))}

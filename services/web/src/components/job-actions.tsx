@@ -1,11 +1,15 @@
 /**
  * Pause job / Resume job / Archive job. Archive asks first: it is final (the job and all its
- * endpoints stop for good and cannot be resumed or edited).
+ * endpoints stop for good and cannot be resumed or edited). Pause and Resume are one button whose
+ * label changes, so focus stays on it; after an archive the buttons are gone and focus goes to the
+ * page's heading.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { JOBS_KEY, jobEndpointsKey, jobKey, type Job } from './job-queries';
+import { ActionButton } from './action-button';
 import { FormError } from './field';
+import { focusPageHeading } from './page-title';
 
 type Action = 'pause' | 'resume' | 'archive';
 
@@ -30,8 +34,9 @@ export function JobActions({ job }: { job: Job }) {
   const queryClient = useQueryClient();
   const action = useMutation({
     mutationFn: (which: Action) => callAction(which, job.id),
-    onSuccess: (result) => {
+    onSuccess: (result, which) => {
       queryClient.setQueryData(jobKey(job.id), result.job);
+      if (which === 'archive') focusPageHeading();
       void queryClient.invalidateQueries({ queryKey: JOBS_KEY });
       void queryClient.invalidateQueries({ queryKey: jobKey(job.id) });
       void queryClient.invalidateQueries({ queryKey: jobEndpointsKey(job.id) });
@@ -45,18 +50,16 @@ export function JobActions({ job }: { job: Job }) {
   return (
     <div className="job-actions">
       <div className="actions">
-        {job.status === 'paused' ? (
-          <button type="button" className="primary" onClick={() => action.mutate('resume')} disabled={action.isPending}>
-            Resume job
-          </button>
-        ) : (
-          <button type="button" onClick={() => action.mutate('pause')} disabled={action.isPending}>
-            Pause job
-          </button>
-        )}
-        <button type="button" className="danger" onClick={archive} disabled={action.isPending}>
+        <ActionButton
+          className={job.status === 'paused' ? 'primary' : undefined}
+          onClick={() => action.mutate(job.status === 'paused' ? 'resume' : 'pause')}
+          busy={action.isPending}
+        >
+          {job.status === 'paused' ? 'Resume job' : 'Pause job'}
+        </ActionButton>
+        <ActionButton className="danger" onClick={archive} busy={action.isPending}>
           Archive job
-        </button>
+        </ActionButton>
       </div>
       <FormError message={action.error?.message} />
     </div>

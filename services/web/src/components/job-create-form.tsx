@@ -1,9 +1,14 @@
-/** "New job": name and description; VALIDATION_ERROR issues appear at their field. */
+/**
+ * "New job": name and description; VALIDATION_ERROR issues appear at their field, and a failed
+ * create focuses the first of them and announces it (form-errors.tsx).
+ */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent, type Ref } from 'react';
 import { useNavigate } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
+import { ActionButton } from './action-button';
 import { Field, FormError } from './field';
+import { useErrorFocus } from './form-errors';
 import { JOBS_KEY } from './job-queries';
 
 /** Field errors for the fields this form shows; the rest (and errors without issues) go on top. */
@@ -21,6 +26,7 @@ export function splitJobErrors(error: unknown): { fields: Record<string, string>
 export function JobCreateForm({ nameRef }: { nameRef?: Ref<HTMLInputElement> }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
+  const [missingName, setMissingName] = useState<{ name: string } | null>(null);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const create = useMutation({
@@ -30,16 +36,24 @@ export function JobCreateForm({ nameRef }: { nameRef?: Ref<HTMLInputElement> }) 
       void navigate(`/jobs/${job.id}`);
     },
   });
+  const errorFocus = useErrorFocus(missingName ?? create.error);
   const errors = splitJobErrors(create.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    create.mutate();
+    const isMissing = name.trim() === '';
+    setMissingName(isMissing ? { name } : null);
+    if (isMissing) create.reset();
+    else create.mutate();
   };
   return (
-    <form onSubmit={submit} noValidate aria-labelledby="new-job-heading">
+    <form ref={errorFocus} onSubmit={submit} noValidate aria-labelledby="new-job-heading">
       <h2 id="new-job-heading">New job</h2>
       <FormError message={errors.form} />
-      <Field label="Name" error={errors.fields.name} hint="What the job is, e.g. Nightly exports.">
+      <Field
+        label="Name"
+        error={missingName ? 'Give the job a name.' : errors.fields.name}
+        hint="What the job is, e.g. Nightly exports."
+      >
         <input ref={nameRef} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
       </Field>
       <Field
@@ -55,9 +69,9 @@ export function JobCreateForm({ nameRef }: { nameRef?: Ref<HTMLInputElement> }) 
           className="job-prose"
         />
       </Field>
-      <button type="submit" className="primary" disabled={create.isPending}>
+      <ActionButton type="submit" className="primary" busy={create.isPending}>
         Create job
-      </button>
+      </ActionButton>
     </form>
   );
 }

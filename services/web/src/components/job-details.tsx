@@ -2,7 +2,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
+import { ActionButton } from './action-button';
 import { Field, FormError } from './field';
+import { useErrorFocus } from './form-errors';
 import { RelativeTime } from './job-badges';
 import { splitJobErrors } from './job-create-form';
 import { JOBS_KEY, jobKey, type Job } from './job-queries';
@@ -70,17 +72,22 @@ export function JobEditForm({ job, onDone }: { job: Job; onDone: () => void }) {
       onDone();
     },
   });
+  const [missingName, setMissingName] = useState<{ name: string } | null>(null);
+  const errorFocus = useErrorFocus(missingName ?? save.error);
   const errors = splitJobErrors(save.error);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    const isMissing = name.trim() === '';
+    setMissingName(isMissing ? { name } : null);
     const patch = jobPatch(job, name, description);
-    if (Object.keys(patch).length === 0) onDone();
+    if (isMissing) save.reset();
+    else if (Object.keys(patch).length === 0) onDone();
     else save.mutate(patch);
   };
   return (
-    <form onSubmit={submit} noValidate className="panel" aria-label="Edit job">
+    <form ref={errorFocus} onSubmit={submit} noValidate className="panel" aria-label="Edit job">
       <FormError message={errors.form} />
-      <Field label="Name" error={errors.fields.name}>
+      <Field label="Name" error={missingName ? 'Give the job a name.' : errors.fields.name}>
         <input ref={nameRef} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
       </Field>
       <Field
@@ -97,12 +104,12 @@ export function JobEditForm({ job, onDone }: { job: Job; onDone: () => void }) {
         />
       </Field>
       <div className="actions">
-        <button type="submit" className="primary" disabled={save.isPending}>
+        <ActionButton type="submit" className="primary" busy={save.isPending}>
           Save changes
-        </button>
-        <button type="button" onClick={onDone} disabled={save.isPending}>
+        </ActionButton>
+        <ActionButton onClick={onDone} busy={save.isPending}>
           Cancel
-        </button>
+        </ActionButton>
       </div>
     </form>
   );

@@ -16,6 +16,8 @@ const SOURCE_WORDS: Record<NonNullable<Endpoint['nextRunSource']>, string> = {
   'baseline-interval': 'baseline',
   'ai-interval': 'interval hint',
   'ai-oneshot': 'one-shot hint',
+  'rule-interval': 'response rule',
+  rule: 'response rule',
 };
 
 function statusTitle(endpoint: Endpoint): string | undefined {
@@ -30,15 +32,15 @@ function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
       <td>
         <Link to={`/endpoints/${endpoint.id}`}>{endpoint.name}</Link>
       </td>
-      <td>
+      <td data-label="Status">
         <StatusBadge status={endpoint.status} title={statusTitle(endpoint)} />
       </td>
-      <td>{describeSchedule(endpoint)}</td>
-      <td>
+      <td data-label="Schedule">{describeSchedule(endpoint)}</td>
+      <td data-label="Next run">
         <RelativeTime iso={endpoint.nextRunAt} empty="not scheduled" />
         {endpoint.nextRunSource ? <span className="muted"> ({SOURCE_WORDS[endpoint.nextRunSource]})</span> : null}
       </td>
-      <td>
+      <td data-label="Last run">
         {endpoint.lastStatus ? (
           <StatusBadge status={endpoint.lastStatus} />
         ) : (
@@ -46,7 +48,9 @@ function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
         )}{' '}
         {endpoint.lastRunAt ? <RelativeTime iso={endpoint.lastRunAt} /> : null}
       </td>
-      <td className={endpoint.failureCount > 0 ? 'job-streak-bad' : undefined}>{endpoint.failureCount}</td>
+      <td data-label="Failure streak" className={endpoint.failureCount > 0 ? 'job-streak-bad' : undefined}>
+        {endpoint.failureCount}
+      </td>
     </tr>
   );
 }
@@ -54,7 +58,7 @@ function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
 function EndpointTable({ endpoints }: { endpoints: Endpoint[] }) {
   return (
     <div className="table-wrap">
-      <table aria-label="Endpoints">
+      <table aria-label="Endpoints" className="stack-table">
         <thead>
           <tr>
             <th scope="col">Name</th>

@@ -6,7 +6,7 @@ import type { Job } from './job-queries';
 export function JobListTable({ jobs }: { jobs: Job[] }) {
   return (
     <div className="table-wrap">
-      <table aria-label="Jobs">
+      <table aria-label="Jobs" className="stack-table">
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -22,11 +22,11 @@ export function JobListTable({ jobs }: { jobs: Job[] }) {
                 <Link to={`/jobs/${job.id}`}>{job.name}</Link>
                 {job.description ? <div className="muted job-description-line">{job.description}</div> : null}
               </td>
-              <td>
+              <td data-label="Status">
                 <StatusBadge status={job.status} />
               </td>
-              <td>{job.endpointCount}</td>
-              <td>
+              <td data-label="Endpoints">{job.endpointCount}</td>
+              <td data-label="Created">
                 <RelativeTime iso={job.createdAt} />
               </td>
             </tr>

@@ -1,8 +1,13 @@
-/** The signed-in frame: a skip link, the navigation (wraps on narrow screens), the page, sign-out. */
+/**
+ * The signed-in frame: a skip link, the navigation (wraps on narrow screens), the page, sign-out.
+ * Focus moves to each new page's heading (page-title.tsx).
+ */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { SESSION_KEY, type CurrentSession } from '../lib/session';
+import { ActionButton } from './action-button';
+import { NavigationFocus } from './page-title';
 
 const LINKS = [
   { to: '/', label: 'Dashboard', end: true },
@@ -41,13 +46,15 @@ export function Layout({ session }: { session: CurrentSession }) {
           <span className="muted" title={session.user.email}>
             {session.user.name ?? session.user.email}
           </span>
-          <button type="button" className="link-button" onClick={() => signOut.mutate()} disabled={signOut.isPending}>
+          <ActionButton className="link-button" onClick={() => signOut.mutate()} busy={signOut.isPending}>
             Sign out
-          </button>
+          </ActionButton>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        <NavigationFocus>
+          <Outlet />
+        </NavigationFocus>
       </main>
     </>
   );

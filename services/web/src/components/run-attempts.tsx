@@ -11,7 +11,7 @@ export function RunAttempts({ run }: { run: Run }) {
         The endpoint retries within a run; the run&apos;s status, HTTP status and response are the last attempt&apos;s.
       </p>
       <div className="table-wrap">
-        <table>
+        <table className="stack-table" aria-labelledby="attempts-heading">
           <thead>
             <tr>
               <th scope="col">#</th>
@@ -26,13 +26,13 @@ export function RunAttempts({ run }: { run: Run }) {
               const { outcome, next } = describeAttempt(attempt);
               return (
                 <tr key={attempt.attempt}>
-                  <td>{attempt.attempt}</td>
-                  <td>
+                  <td data-label="#">{attempt.attempt}</td>
+                  <td data-label="Started">
                     <time dateTime={attempt.startedAt}>{formatDateTime(attempt.startedAt)}</time>
                   </td>
-                  <td>{formatDuration(attempt.durationMs)}</td>
-                  <td>{outcome}</td>
-                  <td>{next}</td>
+                  <td data-label="Duration">{formatDuration(attempt.durationMs)}</td>
+                  <td data-label="Outcome">{outcome}</td>
+                  <td data-label="Then">{next}</td>
                 </tr>
               );
             })}

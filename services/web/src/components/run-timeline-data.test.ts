@@ -28,6 +28,7 @@ function run(id: string, scheduledOffsetMs: number, overrides: Partial<Run> = {}
     source: 'baseline-interval',
     attempt: 1,
     attempts: null,
+    rulesMatched: [],
     ...overrides,
   };
 }

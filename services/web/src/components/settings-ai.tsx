@@ -81,12 +81,15 @@ function Switch(props: {
   const id = useId();
   return (
     <div className="settings-switch">
+      {/* aria-disabled, not disabled, while saving: a disabled box would drop focus to the page body. */}
       <input
         type="checkbox"
         id={id}
         checked={props.checked}
-        disabled={props.disabled}
-        onChange={(event) => props.onChange(event.target.checked)}
+        aria-disabled={props.disabled || undefined}
+        onChange={(event) => {
+          if (!props.disabled) props.onChange(event.target.checked);
+        }}
         aria-describedby={`${id}-hint`}
       />
       <div>

@@ -1,14 +1,17 @@
 /**
  * Settings > API keys: create a named key (shown once), list the keys, revoke one.
  * Revoked keys stay listed by the api (revokedAt set); they are folded away under the live ones.
+ * The new key takes focus; "Done" gives it back to Create API key.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { api, ApiError, unwrap, type Schemas } from '../api/client';
 import { Field, FormError } from './field';
 import { CredentialTable } from './settings-credentials';
 import { SecretOnce } from './settings-secret';
-import { When } from './settings-section';
+import { ActionButton } from './action-button';
+import { useErrorFocus } from './form-errors';
+import { focusSection, When } from './settings-section';
 import { Empty, QueryView } from './states';
 import { RevokeButton } from './settings-revoke';
 
@@ -35,7 +38,8 @@ function CreateApiKeyForm() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | null>(null);
-  const [missingName, setMissingName] = useState(false);
+  const [missingName, setMissingName] = useState<{ at: number } | null>(null);
+  const createButton = useRef<HTMLButtonElement>(null);
   const create = useMutation({
     mutationFn: (keyName: string) => unwrap(api.POST('/api/api-keys', { body: { name: keyName } })),
     onSuccess: (key) => {
@@ -44,23 +48,29 @@ function CreateApiKeyForm() {
       void queryClient.invalidateQueries({ queryKey: API_KEYS });
     },
   });
+  const errorFocus = useErrorFocus(missingName ?? create.error);
   const error = create.error instanceof ApiError ? create.error : null;
   const nameError = missingName ? 'Give the key a name.' : error?.fieldErrors().name;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    setMissingName(name.trim() === '');
-    if (name.trim() !== '') create.mutate(name.trim());
+    const isMissing = name.trim() === '';
+    setMissingName(isMissing ? { at: Date.now() } : null);
+    if (!isMissing) create.mutate(name.trim());
+  };
+  const done = () => {
+    setCreated(null);
+    createButton.current?.focus();
   };
   return (
     <>
       {created ? (
-        <SecretOnce label="New API key" value={created.apiKey} onDone={() => setCreated(null)}>
+        <SecretOnce label="New API key" value={created.apiKey} onDone={done}>
           <p>
             Send it as the <code>x-api-key</code> header. It is listed below as “{created.name}” ({created.prefix}…).
           </p>
         </SecretOnce>
       ) : null}
-      <form onSubmit={submit} noValidate>
+      <form ref={errorFocus} onSubmit={submit} noValidate>
         <Field label="Key name" error={nameError} hint="What uses the key, e.g. “deploy pipeline”.">
           <input
             value={name}
@@ -71,9 +81,9 @@ function CreateApiKeyForm() {
           />
         </Field>
         <div className="actions">
-          <button type="submit" className="primary" disabled={create.isPending}>
+          <ActionButton type="submit" className="primary" busy={create.isPending} ref={createButton}>
             {create.isPending ? 'Creating…' : 'Create API key'}
-          </button>
+          </ActionButton>
         </div>
         <FormError message={create.error && !nameError ? create.error.message : null} />
       </form>
@@ -119,6 +129,8 @@ function ApiKeyTable({ keys, caption }: { keys: ApiKey[]; caption: string }) {
             question={`Revoke the API key “${apiKey.name}”? Programs using it stop working at once. This cannot be undone.`}
             revoke={() => unwrap(api.DELETE('/api/api-keys/{keyId}', { params: { path: { keyId: apiKey.id } } }))}
             invalidates={API_KEYS}
+            itemName={apiKey.name}
+            afterRevoke={() => focusSection('api-keys')}
           />
         )
       }

@@ -45,7 +45,8 @@ describe('API keys table', () => {
     expect(rest).toEqual([]);
     expect(cellTexts(head!)).toEqual(['Name', 'Prefix', 'Created', 'Last used', 'Actions']);
     expect(cellTexts(row!).slice(0, 4)).toEqual(['Deploy', 'kairos_ab…', '2 h ago', 'Never']);
-    expect(within(row!).getByRole('button', { name: 'Revoke' })).toBeTruthy();
+    // Named by its row (issue #56): a list of buttons tells the keys apart.
+    expect(within(row!).getByRole('button', { name: 'Revoke Deploy' })).toBeTruthy();
 
     const revoked = screen.getByRole('table', { name: 'Revoked API keys', hidden: true });
     const [, revokedRow] = within(revoked).getAllByRole('row', { hidden: true });
@@ -74,7 +75,7 @@ describe('connected devices table', () => {
     const [head, row] = within(table).getAllByRole('row');
     expect(cellTexts(head!)).toEqual(['Name', 'Prefix', 'Connected', 'Last used', 'Expires', 'Actions']);
     expect(cellTexts(row!).slice(0, 5)).toEqual(['kairos CLI', 'kat_ef…', '3 h ago', '1 h ago', 'in 3 d']);
-    expect(within(row!).getByRole('button', { name: 'Revoke' })).toBeTruthy();
+    expect(within(row!).getByRole('button', { name: 'Revoke kairos CLI' })).toBeTruthy();
   });
 
   it('explains the device flow when there are none', () => {

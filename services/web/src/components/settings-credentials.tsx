@@ -41,7 +41,7 @@ export function CredentialTable<T extends Credential>({
   ];
   return (
     <div className="table-wrap">
-      <table className="settings-table">
+      <table className="settings-table stack-table">
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>

@@ -8,6 +8,7 @@ import { api, unwrap, type Schemas } from '../api/client';
 import { CredentialTable } from './settings-credentials';
 import { Empty, QueryView } from './states';
 import { RevokeButton } from './settings-revoke';
+import { focusSection } from './settings-section';
 
 type Device = Schemas['ConnectedDevice'];
 const DEVICES = ['devices'] as const;
@@ -45,6 +46,8 @@ function DeviceTable({ devices }: { devices: Device[] }) {
           question={`Revoke “${device.name}”? Its access token stops working at once; the device must sign in again.`}
           revoke={() => unwrap(api.DELETE('/api/devices/{tokenId}', { params: { path: { tokenId: device.id } } }))}
           invalidates={DEVICES}
+          itemName={device.name}
+          afterRevoke={() => focusSection('connected-devices')}
         />
       )}
     />

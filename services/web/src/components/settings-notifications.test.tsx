@@ -39,6 +39,7 @@ const channels: Schemas['NotificationChannel'][] = [
     type: 'webhook',
     url: 'https://hooks.test/k',
     recipients: [],
+    pendingRecipients: [],
     events: ALL_EVENTS,
     createdAt: at,
   },
@@ -48,6 +49,7 @@ const channels: Schemas['NotificationChannel'][] = [
     type: 'email',
     url: null,
     recipients: ['a@test.invalid', 'b@test.invalid'],
+    pendingRecipients: ['b@test.invalid'],
     events: ['endpoint.auto_paused'],
     createdAt: at,
   },
@@ -101,6 +103,7 @@ describe('notification settings', () => {
     expect(within(hook).getByText('all')).toBeTruthy();
     const mail = screen.getByText('Ops mail').closest('tr')!;
     expect(within(mail).getByText('a@test.invalid, b@test.invalid')).toBeTruthy();
+    expect(within(mail).getByText('(awaiting confirmation: b@test.invalid)')).toBeTruthy();
     expect(within(mail).getByText('endpoint.auto_paused')).toBeTruthy();
   });
 
@@ -114,11 +117,14 @@ describe('notification settings', () => {
     expect(within(failed).getByText('5')).toBeTruthy();
   });
 
-  it('creates a channel: no submit without a name, field issues shown, the chosen events sent', async () => {
+  it('creates a channel: no request without a name (it says so), field issues shown, the chosen events sent', async () => {
     renderSection();
     const form = screen.getByRole('form', { name: 'New notification channel' });
     const submit = within(form).getByRole('button', { name: 'Create channel' }) as HTMLButtonElement;
-    expect(submit.disabled).toBe(true);
+    // Create is always offered (issue #56): without a name it says what is missing and sends nothing.
+    fireEvent.click(submit);
+    expect(await within(form).findByText('Give the channel a name.')).toBeTruthy();
+    expect(post).not.toHaveBeenCalled();
     // Every event of the shared list is offered and checked by default.
     for (const event of ALL_EVENTS) expect((within(form).getByLabelText(event) as HTMLInputElement).checked).toBe(true);
 

@@ -1,9 +1,11 @@
 /**
  * A secret shown once (a new API key or signing key): the value in a .secret box, a Copy button
  * and the note that it will not be shown again. The api never returns it a second time, so
- * closing the box ("Done") forgets it.
+ * closing the box ("Done") forgets it. The box takes focus when it appears, so a screen reader
+ * announces it (its name, then the note) and Tab reaches Copy next; `onDone` says where focus goes
+ * once it is closed.
  */
-import { useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 type CopyState = 'idle' | 'copied' | 'failed';
 
@@ -30,9 +32,19 @@ export function SecretOnce({
   onDone: () => void;
 }) {
   const [copy, setCopy] = useState<CopyState>('idle');
+  const box = useRef<HTMLDivElement>(null);
+  const noteId = useId();
+  useEffect(() => box.current?.focus(), [value]);
   return (
-    <div className="panel settings-secret" role="group" aria-label={label}>
-      <p>
+    <div
+      ref={box}
+      className="panel settings-secret"
+      role="group"
+      aria-label={label}
+      aria-describedby={noteId}
+      tabIndex={-1}
+    >
+      <p id={noteId}>
         <strong>{label}: copy it now. It is shown only once and will not be shown again.</strong>
       </p>
       <p className="secret">

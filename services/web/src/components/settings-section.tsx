@@ -17,14 +17,23 @@ export const SETTINGS_SECTIONS = [
   { id: 'usage', title: 'Usage' },
 ] as const satisfies readonly SectionLink[];
 
-/** A <section> labelled by its <h2>, so it is a landmark a reader can jump to. */
+/**
+ * A <section> labelled by its <h2>, so it is a landmark a reader can jump to. The heading takes
+ * focus (focusSection) when what had it is gone, e.g. a revoked row.
+ */
 export function SettingsSection({ id, title, children }: SectionLink & { children: ReactNode }) {
   return (
     <section className="panel settings-section" id={id} aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{title}</h2>
+      <h2 id={`${id}-title`} tabIndex={-1}>
+        {title}
+      </h2>
       {children}
     </section>
   );
+}
+
+export function focusSection(id: (typeof SETTINGS_SECTIONS)[number]['id']): void {
+  document.getElementById(`${id}-title`)?.focus();
 }
 
 /** "3 min ago", with the absolute time on hover. */

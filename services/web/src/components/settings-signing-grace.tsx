@@ -10,10 +10,15 @@ import { api, ApiError, unwrap, type Schemas } from '../api/client';
 import { formatDateTime } from '../lib/time';
 import { Field, FormError } from './field';
 import { ACCOUNT_KEY, useAccount } from './settings-account';
-import { When } from './settings-section';
+import { ActionButton } from './action-button';
+import { useErrorFocus } from './form-errors';
+import { numberIn } from './form-numbers';
+import { focusSection, When } from './settings-section';
 
 /** The API's bound (SIGNING_KEY_GRACE_MAX_MINUTES in @kairos/core): 7 days. */
 export const GRACE_MAX_MINUTES = 10_080;
+/** What the field takes, in its own words: said for a bad entry and for any refusal of the API. */
+export const GRACE_WORDS = 'Enter a whole number of minutes from 0 to 10,080 minutes (7 days).';
 
 const REVOKE_QUESTION =
   'Revoke the previous signing key now? Requests are signed with the current key only from now on: ' +
@@ -30,6 +35,8 @@ export function SigningKeyGraceWindow({
   const revoke = useMutation({
     mutationFn: () => unwrap(api.POST('/api/signing-keys/revoke-previous')),
     onSettled: () => void queryClient.invalidateQueries({ queryKey: signingKeyQuery }),
+    // The button goes with the window it ends.
+    onSuccess: () => focusSection('signing-key'),
   });
   return (
     <>
@@ -44,16 +51,15 @@ export function SigningKeyGraceWindow({
             ).
           </p>
           <div className="actions">
-            <button
-              type="button"
+            <ActionButton
               className="danger"
-              disabled={revoke.isPending}
+              busy={revoke.isPending}
               onClick={() => {
                 if (window.confirm(REVOKE_QUESTION)) revoke.mutate();
               }}
             >
               {revoke.isPending ? 'Revoking…' : 'Revoke previous key now'}
-            </button>
+            </ActionButton>
           </div>
         </>
       ) : null}
@@ -66,6 +72,7 @@ function GraceMinutesForm() {
   const queryClient = useQueryClient();
   const account = useAccount();
   const [minutes, setMinutes] = useState<string | null>(null);
+  const [invalid, setInvalid] = useState<{ entered: string } | null>(null);
   const save = useMutation({
     mutationFn: (signingKeyGraceMinutes: number) =>
       unwrap(api.PATCH('/api/account/settings', { body: { signingKeyGraceMinutes } })),
@@ -76,16 +83,20 @@ function GraceMinutesForm() {
   });
   const stored = account.data?.settings.signingKeyGraceMinutes;
   const shown = minutes ?? (stored === undefined ? '' : String(stored));
-  const errors = save.error instanceof ApiError ? save.error.fieldErrors() : {};
+  const errorFocus = useErrorFocus(invalid ?? save.error);
+  const refused = save.error instanceof ApiError && save.error.fieldErrors().signingKeyGraceMinutes !== undefined;
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate(Number(shown));
+    const value = numberIn(shown, { min: 0, max: GRACE_MAX_MINUTES, whole: true });
+    setInvalid(value === null ? { entered: shown } : null);
+    if (value === null) save.reset();
+    else save.mutate(value);
   };
   return (
-    <form onSubmit={submit} noValidate aria-label="Rotation grace window">
+    <form ref={errorFocus} onSubmit={submit} noValidate aria-label="Rotation grace window">
       <Field
         label="Grace window (minutes)"
-        error={errors.signingKeyGraceMinutes}
+        error={invalid || refused ? GRACE_WORDS : undefined}
         hint={`After a rotation the previous key keeps signing beside the new one for this long (header "sha256=<new> sha256=<old>"), so receivers can switch without failed requests. 0: the old key is invalid at once. Up to ${GRACE_MAX_MINUTES} (7 days); applies to the next rotation.`}
       >
         <input
@@ -100,11 +111,11 @@ function GraceMinutesForm() {
         />
       </Field>
       <div className="actions">
-        <button type="submit" disabled={save.isPending || minutes === null}>
+        <ActionButton type="submit" busy={save.isPending}>
           {save.isPending ? 'Saving…' : 'Save grace window'}
-        </button>
+        </ActionButton>
       </div>
-      <FormError message={save.error && !errors.signingKeyGraceMinutes ? save.error.message : null} />
+      <FormError message={save.error && !refused ? save.error.message : null} />
     </form>
   );
 }

@@ -9,7 +9,8 @@ import { useEffect, useRef, useState } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { SecretOnce } from './settings-secret';
 import { SigningKeyGraceWindow } from './settings-signing-grace';
-import { When } from './settings-section';
+import { ActionButton } from './action-button';
+import { focusSection, When } from './settings-section';
 import { Empty, QueryView } from './states';
 import { FormError } from './field';
 
@@ -63,7 +64,14 @@ export function SigningKeySettings() {
         request comes from Kairos (details in the <a href="/api/reference">API reference</a>).
       </p>
       {issued ? (
-        <SecretOnce label={issued.label} value={issued.key.rawKey} onDone={() => setIssued(null)}>
+        <SecretOnce
+          label={issued.label}
+          value={issued.key.rawKey}
+          onDone={() => {
+            setIssued(null);
+            focusSection('signing-key');
+          }}
+        >
           <p>
             Store it now: Kairos keeps it encrypted and will not show it again (a rotation issues a new one). Give it to
             the services that receive Kairos requests; they verify each signature with it.
@@ -89,25 +97,24 @@ export function SigningKeySettings() {
                 </dd>
               </dl>
               <div className="actions">
-                <button
-                  type="button"
+                <ActionButton
                   className="danger"
-                  disabled={pending}
+                  busy={pending}
                   onClick={() => {
                     if (window.confirm(ROTATE_QUESTION)) rotate.mutate();
                   }}
                 >
                   {rotate.isPending ? 'Rotating…' : 'Rotate signing key'}
-                </button>
+                </ActionButton>
               </div>
               <SigningKeyGraceWindow info={key} signingKeyQuery={SIGNING_KEY} />
             </>
           ) : (
             <Empty title="This account has no signing key.">
               <p>Requests to your endpoints are sent without signature headers until you create one.</p>
-              <button type="button" className="primary" disabled={pending} onClick={() => create.mutate()}>
+              <ActionButton className="primary" busy={pending} onClick={() => create.mutate()}>
                 {create.isPending ? 'Creating…' : 'Create signing key'}
-              </button>
+              </ActionButton>
             </Empty>
           )
         }

@@ -1,6 +1,9 @@
-/** The signed-in user (GET /api/auth/session). `null` when signed out (401). */
+/**
+ * The signed-in user (GET /api/auth/status). `null` when signed out: the api answers that with
+ * 200 { signedIn: false }, so a signed-out visit logs no failed request in the browser's console.
+ */
 import { useQuery } from '@tanstack/react-query';
-import { api, ApiError, unwrap, type Schemas } from '../api/client';
+import { api, unwrap, type Schemas } from '../api/client';
 
 export type CurrentSession = Schemas['CurrentSession'];
 
@@ -9,14 +12,7 @@ export const SESSION_KEY = ['session'] as const;
 export function useSession() {
   return useQuery({
     queryKey: SESSION_KEY,
-    queryFn: async (): Promise<CurrentSession | null> => {
-      try {
-        return await unwrap(api.GET('/api/auth/session'));
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 401) return null;
-        throw error;
-      }
-    },
+    queryFn: async (): Promise<CurrentSession | null> => (await unwrap(api.GET('/api/auth/status'))).session,
     refetchInterval: 60_000,
   });
 }

@@ -9,6 +9,7 @@ import { AnalysisActions, AnalysisToolsCalled } from '../components/analysis-act
 import { describeTrigger } from '../components/analysis-format';
 import { AnalysisSessionsList } from '../components/analysis-sessions-list';
 import { AnalysisStatusBadge, ShadowBadge } from '../components/analysis-badges';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { QueryView } from '../components/states';
 import { formatDateTime, formatDuration, formatRelative } from '../lib/time';
 
@@ -109,9 +110,10 @@ export function AnalysisSessionPage() {
     // A recorded session does not change.
     refetchInterval: false,
   });
+  usePageTitle('Analysis session');
   return (
     <>
-      <h1>Analysis session</h1>
+      <PageHeading>Analysis session</PageHeading>
       <QueryView query={session} what="Loading the analysis session">
         {(data) => <SessionView session={data} />}
       </QueryView>

@@ -17,6 +17,7 @@ import {
   type DashboardRangeId,
 } from '../components/dashboard-range';
 import { DashboardTotals } from '../components/dashboard-totals';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { Empty, QueryView } from '../components/states';
 
 const ACCOUNT_KEY = ['account'] as const;
@@ -32,11 +33,12 @@ export function DashboardPage() {
   });
   const account = useQuery({ queryKey: ACCOUNT_KEY, queryFn: () => unwrap(api.GET('/api/account')) });
   const selectRange = (id: DashboardRangeId) => setParams(id === '7d' ? {} : { range: id }, { replace: true });
+  usePageTitle('Dashboard');
 
   return (
     <>
       <div className="page-header">
-        <h1>Dashboard</h1>
+        <PageHeading>Dashboard</PageHeading>
         <RangePicker value={rangeId} onChange={selectRange} />
       </div>
       <QueryView query={dashboard} what="Loading the dashboard">

@@ -10,7 +10,10 @@ import { Link, useSearchParams } from 'react-router';
 import { api, ApiError, unwrap, type Schemas } from '../api/client';
 import { DeviceOutcome } from '../components/device-outcome';
 import { formatUserCode, normalizeUserCode } from '../components/device-code';
+import { ActionButton } from '../components/action-button';
 import { Field } from '../components/field';
+import { useErrorFocus } from '../components/form-errors';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { useSession } from '../lib/session';
 
 type Decision = 'approve' | 'deny';
@@ -21,7 +24,7 @@ const CODE_SHAPE = 'Enter the 8-letter code your device shows, like BCDF-GHJK.';
 export function DevicePage() {
   const [params, setParams] = useSearchParams();
   const [code, setCode] = useState(() => formatUserCode(params.get('user_code') ?? ''));
-  const [shapeError, setShapeError] = useState<string | null>(null);
+  const [shapeError, setShapeError] = useState<{ message: string } | null>(null);
   const [result, setResult] = useState<Result | null>(null);
   const [decided, setDecided] = useState<string[]>([]);
   const decide = useMutation({
@@ -38,10 +41,14 @@ export function DevicePage() {
     },
   });
 
+  const errorFocus = useErrorFocus(shapeError ?? decide.error);
+  usePageTitle(result ? (result.status === 'approved' ? 'Device approved' : 'Device denied') : 'Connect a device');
+
   const submit = (decision: Decision) => {
     const userCode = normalizeUserCode(code);
-    setShapeError(userCode ? null : CODE_SHAPE);
+    setShapeError(userCode ? null : { message: CODE_SHAPE });
     if (userCode) decide.mutate({ decision, userCode });
+    else decide.reset();
   };
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -54,12 +61,12 @@ export function DevicePage() {
   };
 
   if (result) return <DeviceOutcome result={result} onAnother={again} />;
-  const codeError = shapeError ?? decisionError(decide.error, decide.variables?.userCode, decided);
+  const codeError = shapeError?.message ?? decisionError(decide.error, decide.variables?.userCode, decided);
   return (
     <div className="device-page">
-      <h1>Connect a device</h1>
+      <PageHeading>Connect a device</PageHeading>
       <DeviceIntro />
-      <form onSubmit={onSubmit} noValidate>
+      <form ref={errorFocus} onSubmit={onSubmit} noValidate>
         <Field label="Device code" error={codeError} hint="Case and dashes do not matter.">
           <input
             value={code}
@@ -74,12 +81,12 @@ export function DevicePage() {
           />
         </Field>
         <div className="actions">
-          <button type="submit" className="primary" disabled={decide.isPending}>
+          <ActionButton type="submit" className="primary" busy={decide.isPending}>
             {decide.isPending && decide.variables.decision === 'approve' ? 'Approving…' : 'Approve'}
-          </button>
-          <button type="button" className="danger" disabled={decide.isPending} onClick={() => submit('deny')}>
+          </ActionButton>
+          <ActionButton className="danger" busy={decide.isPending} onClick={() => submit('deny')}>
             {decide.isPending && decide.variables.decision === 'deny' ? 'Denying…' : 'Deny'}
-          </button>
+          </ActionButton>
         </div>
       </form>
     </div>

@@ -10,6 +10,7 @@ import { EndpointForm } from '../components/endpoint-form-fields';
 import { buildCreateBody, buildPatchBody, type EndpointValues } from '../components/endpoint-form-request';
 import { emptyFormState, formStateFromEndpoint, type Endpoint } from '../components/endpoint-form-state';
 import { endpointKey, fetchJob, JOBS_KEY, jobEndpointsKey, jobKey } from '../components/job-queries';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { Empty, QueryView } from '../components/states';
 
 function useAfterSave() {
@@ -32,6 +33,7 @@ function CreateEndpoint({ jobId }: { jobId: string }) {
   const job = useQuery({ queryKey: jobKey(jobId), queryFn: () => fetchJob(jobId), refetchInterval: false });
   const [initial] = useState(() => emptyFormState(browserTimezone()));
   const afterSave = useAfterSave();
+  usePageTitle('New endpoint', job.data?.name);
   const create = useMutation({
     mutationFn: (values: EndpointValues) =>
       unwrap(api.POST('/api/jobs/{jobId}/endpoints', { params: { path: { jobId } }, body: buildCreateBody(values) })),
@@ -44,7 +46,7 @@ function CreateEndpoint({ jobId }: { jobId: string }) {
           <nav aria-label="Breadcrumb" className="job-breadcrumb">
             <Link to={`/jobs/${jobId}`}>← {data.name}</Link>
           </nav>
-          <h1>New endpoint</h1>
+          <PageHeading>New endpoint</PageHeading>
           {data.status === 'archived' ? (
             <Empty title="This job is archived.">
               <p>Archived is final: an archived job takes no new endpoints.</p>
@@ -99,6 +101,7 @@ function EditEndpoint({ endpointId }: { endpointId: string }) {
     refetchOnWindowFocus: false,
     gcTime: 0,
   });
+  usePageTitle(endpoint.data ? `Edit ${endpoint.data.name}` : 'Edit', 'Endpoint');
   return (
     <QueryView query={endpoint} what="Loading the endpoint">
       {(data) => (
@@ -106,7 +109,7 @@ function EditEndpoint({ endpointId }: { endpointId: string }) {
           <nav aria-label="Breadcrumb" className="job-breadcrumb">
             <Link to={`/endpoints/${data.id}`}>← {data.name}</Link>
           </nav>
-          <h1>Edit endpoint</h1>
+          <PageHeading>Edit endpoint</PageHeading>
           {data.status === 'archived' ? (
             <Empty title="This endpoint is archived.">
               <p>Archived endpoints are read-only.</p>

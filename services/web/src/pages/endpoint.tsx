@@ -14,11 +14,13 @@ import { EndpointRuns } from '../components/endpoint-runs';
 import { EndpointSchedulePanel } from '../components/endpoint-schedule-panel';
 import { fetchJob, jobKey } from '../components/job-queries';
 import { RunTimeline } from '../components/run-timeline';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { QueryView } from '../components/states';
 
 export function EndpointPage() {
   const { endpointId = '' } = useParams();
   const endpoint = useQuery({ queryKey: endpointKey(endpointId), queryFn: () => fetchEndpoint(endpointId) });
+  usePageTitle(endpoint.data?.name, 'Endpoint');
   return (
     <QueryView query={endpoint} what="Loading the endpoint">
       {(data) => <EndpointView endpoint={data} />}
@@ -53,7 +55,7 @@ function EndpointHeader({ endpoint }: { endpoint: Endpoint }) {
         <Link to={`/jobs/${endpoint.jobId}`}>← {job.data ? `Job: ${job.data.name}` : 'Back to the job'}</Link>
       </p>
       <div className="page-header">
-        <h1>{endpoint.name}</h1>
+        <PageHeading>{endpoint.name}</PageHeading>
         <span className={`badge badge-${endpoint.status}`}>{endpoint.status}</span>
       </div>
       <p className="endpoint-url muted">

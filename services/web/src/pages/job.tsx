@@ -1,6 +1,6 @@
 /** /jobs/:jobId: the job's facts, inline edit, pause/resume/archive, and its endpoints. */
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../api/client';
 import { StatusBadge } from '../components/job-badges';
@@ -8,6 +8,7 @@ import { JobActions } from '../components/job-actions';
 import { JobEditForm, JobFacts } from '../components/job-details';
 import { JobEndpoints } from '../components/job-endpoints';
 import { fetchJob, jobKey, type Job } from '../components/job-queries';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { QueryView } from '../components/states';
 
 function StatusNote({ job }: { job: Job }) {
@@ -31,6 +32,13 @@ function StatusNote({ job }: { job: Job }) {
 
 function JobView({ job }: { job: Job }) {
   const [isEditing, setEditing] = useState(false);
+  // The edit form replaces "Edit job": once it is saved or cancelled, focus goes back to that button.
+  const editButton = useRef<HTMLButtonElement>(null);
+  const wasEditing = useRef(false);
+  useEffect(() => {
+    if (wasEditing.current && !isEditing) editButton.current?.focus();
+    wasEditing.current = isEditing;
+  }, [isEditing]);
   return (
     <>
       <nav aria-label="Breadcrumb" className="job-breadcrumb">
@@ -38,7 +46,7 @@ function JobView({ job }: { job: Job }) {
       </nav>
       <div className="page-header">
         <div className="job-title">
-          <h1>{job.name}</h1>
+          <PageHeading>{job.name}</PageHeading>
           <StatusBadge status={job.status} />
         </div>
         <JobActions job={job} />
@@ -51,7 +59,7 @@ function JobView({ job }: { job: Job }) {
           <JobFacts job={job} />
           {job.status === 'archived' ? null : (
             <div className="actions">
-              <button type="button" onClick={() => setEditing(true)}>
+              <button type="button" ref={editButton} onClick={() => setEditing(true)}>
                 Edit job
               </button>
             </div>
@@ -66,6 +74,7 @@ function JobView({ job }: { job: Job }) {
 export function JobPage() {
   const { jobId = '' } = useParams();
   const job = useQuery({ queryKey: jobKey(jobId), queryFn: () => fetchJob(jobId) });
+  usePageTitle(job.data?.name, 'Job');
   return (
     <section>
       <QueryView query={job} what="Loading the job">

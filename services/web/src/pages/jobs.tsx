@@ -7,6 +7,7 @@ import { JobCreateForm } from '../components/job-create-form';
 import { JobListTable } from '../components/job-list-table';
 import { Pager } from '../components/job-pager';
 import { fetchJobs, JOBS_KEY, JOBS_PAGE_SIZE, type JobStatus } from '../components/job-queries';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { Empty, QueryView } from '../components/states';
 
 const FILTERS: { value: JobStatus | ''; label: string }[] = [
@@ -25,6 +26,7 @@ export function JobsPage() {
   const status = parseStatus(params.get('status'));
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const nameRef = useRef<HTMLInputElement>(null);
+  usePageTitle('Jobs');
   const jobs = useQuery({
     queryKey: [...JOBS_KEY, { status, offset }],
     queryFn: () => fetchJobs(status, offset),
@@ -41,7 +43,7 @@ export function JobsPage() {
   return (
     <section>
       <div className="page-header">
-        <h1>Jobs</h1>
+        <PageHeading>Jobs</PageHeading>
         <a
           className="button"
           href="#new-job"

@@ -1,9 +1,11 @@
 import { Link } from 'react-router';
+import { PageHeading, usePageTitle } from '../components/page-title';
 
 export function NotFoundPage() {
+  usePageTitle('Page not found');
   return (
     <section>
-      <h1>Page not found</h1>
+      <PageHeading>Page not found</PageHeading>
       <p>
         <Link to="/">Back to the dashboard</Link>
       </p>

@@ -10,6 +10,7 @@ import { RunSourceBadge, RunStatusBadge } from '../components/run-badges';
 import { RunAttempts } from '../components/run-attempts';
 import { describeLateness, type Run } from '../components/run-format';
 import { RunResponse } from '../components/run-response';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { QueryView } from '../components/states';
 import { formatDateTime, formatDuration, formatRelative } from '../lib/time';
 
@@ -22,6 +23,7 @@ export function RunPage() {
     refetchInterval: false,
     staleTime: Infinity,
   });
+  usePageTitle(run.data ? `Run ${formatDateTime(run.data.startedAt)}` : 'Run');
   return (
     <QueryView query={run} what="Loading the run">
       {(data) => <RunView run={data} />}
@@ -40,7 +42,7 @@ function RunView({ run }: { run: Run }) {
         </Link>
       </p>
       <div className="page-header">
-        <h1>Run {formatDateTime(run.startedAt)}</h1>
+        <PageHeading>Run {formatDateTime(run.startedAt)}</PageHeading>
         <span>
           <RunStatusBadge status={run.status} /> <RunSourceBadge source={run.source} />
         </span>

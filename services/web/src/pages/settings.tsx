@@ -12,6 +12,7 @@ import { NotificationSettings } from '../components/settings-notifications';
 import { SETTINGS_SECTIONS, SettingsSection } from '../components/settings-section';
 import { SigningKeySettings } from '../components/settings-signing-key';
 import { UsageSettings } from '../components/settings-usage';
+import { PageHeading, usePageTitle } from '../components/page-title';
 
 const CONTENT: Record<(typeof SETTINGS_SECTIONS)[number]['id'], ReactNode> = {
   'api-keys': <ApiKeysSettings />,
@@ -24,10 +25,11 @@ const CONTENT: Record<(typeof SETTINGS_SECTIONS)[number]['id'], ReactNode> = {
 
 export function SettingsPage() {
   useScrollToHash();
+  usePageTitle('Settings');
   return (
     <>
       <div className="page-header">
-        <h1>Settings</h1>
+        <PageHeading>Settings</PageHeading>
       </div>
       <nav aria-label="Settings sections" className="settings-nav">
         <ul>

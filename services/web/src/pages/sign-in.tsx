@@ -1,10 +1,14 @@
-/** Signed out: the configured identity providers, or how to use the one-time local link. */
+/**
+ * Signed out: the configured identity providers, or how to use the one-time local link. Shown after
+ * signing out (`focusHeading`), its heading takes focus: the Sign out button that had it is gone.
+ */
 import { useQuery } from '@tanstack/react-query';
 import { useLocation } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { PageHeading, usePageTitle } from '../components/page-title';
 import { QueryView } from '../components/states';
 
-export function SignInPage() {
+export function SignInPage({ focusHeading = false }: { focusHeading?: boolean }) {
   const location = useLocation();
   const returnTo = `${location.pathname}${location.search}`;
   const providers = useQuery({
@@ -12,9 +16,10 @@ export function SignInPage() {
     queryFn: () => unwrap(api.GET('/api/auth/providers')),
     refetchInterval: false,
   });
+  usePageTitle('Sign in');
   return (
     <main id="main" className="narrow">
-      <h1>Sign in to Kairos</h1>
+      <PageHeading focusOnMount={focusHeading}>Sign in to Kairos</PageHeading>
       <QueryView query={providers} what="Loading sign-in options">
         {(data) => (
           <>
@@ -27,8 +32,8 @@ export function SignInPage() {
             ))}
             {data.localSignIn ? (
               <p>
-                No identity provider is configured. Open the one-time sign-in link the server printed when it started
-                (restart it for a new one).
+                No identity provider is configured. Open the one-time sign-in link the server printed when it started;
+                for a new link, run <code>pnpm kairos login-link</code> where Kairos is installed.
               </p>
             ) : null}
           </>
