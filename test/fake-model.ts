@@ -7,6 +7,10 @@
  * the request, so `play([turn0, turn1, …])` answers the n-th call of every conversation with turn n.
  * `script(fn)` decides per request (e.g. from the context the planner sent). Each turn is a
  * message (text / tool_use blocks, usage) or an HTTP error (status + error type), optionally late.
+ * It also misbehaves on demand, as a real model or its API can: an answer cut off by max_tokens
+ * (`cutOff`), an answer without `usage` (`usage: null`), a huge text, any number of tool calls in
+ * one answer, a 429 with a long `retry-after` (`rateLimited`), an error with a huge message, or no
+ * answer at all (`hang`, until the client gives up).
  * Requests are checked the way the real API would refuse them (auth, model, max_tokens, every
  * tool_result answering a tool_use of the previous assistant turn) and recorded for assertions.
  */
@@ -18,13 +22,20 @@ export type FakeBlock =
 
 export interface FakeTurn {
   content?: FakeBlock[];
-  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens';
-  usage?: { input_tokens: number; output_tokens: number };
+  stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal';
+  /** null: the answer carries no `usage` at all. */
+  usage?: { input_tokens: number; output_tokens: number } | null;
   /** An HTTP error instead of a message (e.g. 500, 529 overloaded). */
   status?: number;
   errorType?: string;
+  /** The error's message (default `fake <status>`). */
+  errorMessage?: string;
+  /** Headers of the error (default `retry-after-ms: 10`, which keeps the client's retries fast). */
+  headers?: Record<string, string>;
   /** Wait this long before answering. */
   delayMs?: number;
+  /** Never answer: the request stays open until the client gives up (its timeout or abort). */
+  hang?: boolean;
 }
 
 interface MessageParam {
@@ -75,6 +86,14 @@ export const submitAnalysis = (
 ): FakeTurn => callTools(toolUse('submit_analysis', { reasoning, confidence, nextAnalysisInMinutes }));
 export const overloaded = (): FakeTurn => ({ status: 529, errorType: 'overloaded_error' });
 export const serverError = (): FakeTurn => ({ status: 500, errorType: 'api_error' });
+/** A 429 asking the client to wait `retryAfterSeconds` (the `retry-after` header, seconds). */
+export const rateLimited = (retryAfterSeconds: number): FakeTurn => ({
+  status: 429,
+  errorType: 'rate_limit_error',
+  headers: { 'retry-after': String(retryAfterSeconds) },
+});
+/** An answer that ran into max_tokens: whatever it holds (a half-written tool call too) is cut off. */
+export const cutOff = (...blocks: FakeBlock[]): FakeTurn => ({ content: blocks, stopReason: 'max_tokens' });
 
 const DEFAULT_USAGE = { input_tokens: 120, output_tokens: 30 };
 
@@ -188,10 +207,10 @@ export async function startFakeModel(options: { apiKey?: string } = {}): Promise
     fake.maxConcurrent = Math.max(fake.maxConcurrent, inFlight);
     try {
       const turn = await script(described);
-      if (turn.delayMs) {
+      if (turn.delayMs || turn.hang) {
         // A client that gives up (timeout) ends the wait: no timer outlives the test.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, turn.delayMs);
+          const timer = turn.hang ? undefined : setTimeout(resolve, turn.delayMs);
           response.once('close', () => {
             clearTimeout(timer);
             resolve();
@@ -200,9 +219,13 @@ export async function startFakeModel(options: { apiKey?: string } = {}): Promise
       }
       if (turn.status) {
         // retry-after-ms keeps the SDK's own retries fast in tests.
-        return sendJson(response, turn.status, apiError(turn.errorType ?? 'api_error', `fake ${turn.status}`), {
-          'retry-after-ms': '10',
-        });
+        const message = turn.errorMessage ?? `fake ${turn.status}`;
+        return sendJson(
+          response,
+          turn.status,
+          apiError(turn.errorType ?? 'api_error', message),
+          turn.headers ?? { 'retry-after-ms': '10' },
+        );
       }
       const content = (turn.content ?? []).map((block) =>
         block.type === 'tool_use' ? { ...block, id: block.id ?? `toolu_fake_${(ids += 1)}` } : block,
@@ -216,7 +239,7 @@ export async function startFakeModel(options: { apiKey?: string } = {}): Promise
         content,
         stop_reason: turn.stopReason ?? (hasToolUse ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
-        usage: turn.usage ?? DEFAULT_USAGE,
+        ...(turn.usage === null ? {} : { usage: turn.usage ?? DEFAULT_USAGE }),
       });
     } finally {
       inFlight -= 1;

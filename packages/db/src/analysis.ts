@@ -9,7 +9,18 @@
  * recorded with createdAt = that start time, so "claimed but no session yet" means in progress
  * (core/planner/when-to-analyse.ts).
  */
-import { notFound, toStorableJson, toStorableText, type AnalysisSessionStatus, type RunSummary } from '@kairos/core';
+import {
+  boundParams,
+  boundToolsCalled,
+  cutText,
+  cutToolName,
+  notFound,
+  SESSION_LIMITS,
+  toStorableJson,
+  toStorableText,
+  type AnalysisSessionStatus,
+  type RunSummary,
+} from '@kairos/core';
 import type { Database } from './client.js';
 import type { AnalysisSession, Endpoint, Job, Prisma, Run, Tier } from './generated/prisma/client.js';
 
@@ -252,6 +263,13 @@ export interface NewAnalysisSession {
   actionsApplied: PlannerActionEntry[];
   inputTokens: number;
   outputTokens: number;
+  /** Some answer carried no usage: its tokens are an estimate. */
+  tokensEstimated?: boolean;
+  /**
+   * Tokens already charged to the account's budget while the analysis ran (the planner charges each
+   * model call as it ends: ai-budget.ts); only the rest is added when the session is recorded.
+   */
+  chargedTokens?: number;
   /** The claim time: the session's createdAt (see the claim above). */
   startedAt: Date;
   durationMs: number;
@@ -261,12 +279,29 @@ export interface NewAnalysisSession {
   errorMessage: string | null;
 }
 
-const storableOrNull = (text: string | null) => (text === null ? null : toStorableText(text));
+const storableOrNull = (text: string | null, maxChars: number) =>
+  text === null ? null : toStorableText(cutText(text, maxChars));
+
+/** An action as stored: every part bounded (core session-bounds.ts) and storable. */
+function storableAction(action: PlannerActionEntry): object {
+  const bounded = {
+    tool: cutToolName(action.tool),
+    params: boundParams(action.params),
+    result: cutText(action.result, SESSION_LIMITS.resultMaxChars),
+    applied: action.applied,
+  };
+  return (toStorableJson(bounded)?.value ?? {
+    tool: toStorableText(bounded.tool),
+    params: null,
+    result: toStorableText(bounded.result),
+    applied: bounded.applied,
+  }) as object;
+}
 
 /**
  * Records a session, sets the endpoint's nextAnalysisAt (only while the claim is still this
- * analysis's) and adds its tokens to the account's budget period starting `periodStartedAt` (a
- * count from an earlier period restarts from these tokens), in one transaction.
+ * analysis's) and adds its tokens not yet charged to the account's budget period starting
+ * `periodStartedAt` (a count from an earlier period restarts from these tokens), in one transaction.
  */
 export async function recordAnalysisSession(
   db: Database,
@@ -274,18 +309,12 @@ export async function recordAnalysisSession(
   periodStartedAt: Date,
 ): Promise<void> {
   const tokens = session.inputTokens + session.outputTokens;
+  const uncharged = tokens - (session.chargedTokens ?? 0);
   // Model text, tool names and tool input are outside data: one U+0000 or lone surrogate (a body cut
   // at 500 characters can split a surrogate pair) would fail this write, so they are made storable
-  // (issue #12). Tool input nested past JSON_MAX_DEPTH is dropped (params null); the rest is kept.
-  const actionsApplied = session.actionsApplied.map(
-    (action) =>
-      (toStorableJson(action)?.value ?? {
-        tool: toStorableText(action.tool),
-        params: null,
-        result: toStorableText(action.result),
-        applied: action.applied,
-      }) as object,
-  );
+  // (issue #12), and of any size, so each part is cut to a few KB, marked (core session-bounds.ts).
+  // Tool input nested past JSON_MAX_DEPTH is dropped (params null); the rest is kept.
+  const actionsApplied = session.actionsApplied.map(storableAction);
   await db.prisma.$transaction(async (tx) => {
     await tx.analysisSession.create({
       data: {
@@ -295,29 +324,30 @@ export async function recordAnalysisSession(
         status: session.status,
         shadow: session.shadow,
         trigger: toStorableText(session.trigger),
-        model: storableOrNull(session.model),
-        reasoning: storableOrNull(session.reasoning),
-        toolsCalled: session.toolsCalled.map(toStorableText),
+        model: storableOrNull(session.model, SESSION_LIMITS.toolNameMaxChars),
+        reasoning: storableOrNull(session.reasoning, SESSION_LIMITS.reasoningMaxChars),
+        toolsCalled: boundToolsCalled(session.toolsCalled).map(toStorableText),
         actionsApplied: actionsApplied as Prisma.InputJsonValue,
         tokenUsage: tokens,
         inputTokens: session.inputTokens,
         outputTokens: session.outputTokens,
+        tokensEstimated: session.tokensEstimated ?? false,
         durationMs: session.durationMs,
         nextAnalysisAt: session.nextAnalysisAt,
         endpointFailureCount: session.endpointFailureCount,
-        confidence: storableOrNull(session.confidence),
-        errorMessage: storableOrNull(session.errorMessage),
+        confidence: storableOrNull(session.confidence, SESSION_LIMITS.toolNameMaxChars),
+        errorMessage: storableOrNull(session.errorMessage, SESSION_LIMITS.errorMaxChars),
         createdAt: session.startedAt,
       },
     });
     await tx.$executeRaw`
       UPDATE endpoints SET "nextAnalysisAt" = ${session.nextAnalysisAt}
        WHERE id = ${session.endpointId}::uuid AND "lastAnalysisAt" = ${session.startedAt}`;
-    if (tokens > 0) {
+    if (uncharged > 0) {
       await tx.$executeRaw`
         UPDATE accounts
-           SET "aiTokensUsed" = CASE WHEN "aiPeriodStartedAt" < ${periodStartedAt} THEN ${tokens}
-                                     ELSE "aiTokensUsed" + ${tokens} END,
+           SET "aiTokensUsed" = CASE WHEN "aiPeriodStartedAt" < ${periodStartedAt} THEN ${uncharged}
+                                     ELSE "aiTokensUsed" + ${uncharged} END,
                "aiPeriodStartedAt" = GREATEST("aiPeriodStartedAt", ${periodStartedAt})
          WHERE id = ${session.accountId}::uuid`;
     }

@@ -14,6 +14,7 @@ export {
   getAccountUsage,
   type AccountUsage,
 } from './account-admin.js';
+export { chargeAiTokens, reserveAiTokens } from './ai-budget.js';
 export { createApiKey, listApiKeys, revokeApiKey } from './api-keys.js';
 export { listAccessTokens, revokeAccessToken } from './device-auth.js';
 export {

@@ -29,7 +29,8 @@ const CLEARED_ONE_SHOT_HINT = {
   hintOneShotSetAt: null,
 } as const;
 
-function changeData(change: ScheduleChange, now: Date): Prisma.EndpointUpdateInput {
+/** The endpoint columns a change writes (`now`: when it was made, the hints' set time). */
+export function changeData(change: ScheduleChange, now: Date): Prisma.EndpointUpdateInput {
   switch (change.kind) {
     case 'pause':
       return change.pausedUntil === null
@@ -63,6 +64,20 @@ function changeData(change: ScheduleChange, now: Date): Prisma.EndpointUpdateInp
   }
 }
 
+/** The endpoint, locked for this transaction. NOT_FOUND for another account's or an unknown one, CONFLICT if archived. */
+async function lockEndpoint(tx: Prisma.TransactionClient, accountId: string, endpointId: string): Promise<Endpoint> {
+  const [locked] = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id FROM endpoints WHERE id = ${endpointId}::uuid AND "accountId" = ${accountId}::uuid FOR UPDATE`;
+  if (!locked) throw notFound('endpoint', endpointId);
+  const endpoint = await tx.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
+  if (endpoint.archivedAt) {
+    throw new AppError('CONFLICT', 'archived endpoints cannot be paused, hinted or reset', {
+      archivedAt: endpoint.archivedAt.toISOString(),
+    });
+  }
+  return endpoint;
+}
+
 /**
  * Applies the change `decide` makes from the locked endpoint. NOT_FOUND for another account's or
  * an unknown endpoint, CONFLICT for an archived one.
@@ -75,15 +90,7 @@ export async function changeEndpointSchedule(
   decide: (endpoint: Endpoint) => ScheduleChange,
 ): Promise<EndpointWithJob> {
   await db.prisma.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM endpoints WHERE id = ${endpointId}::uuid AND "accountId" = ${accountId}::uuid FOR UPDATE`;
-    if (!locked) throw notFound('endpoint', endpointId);
-    const endpoint = await tx.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
-    if (endpoint.archivedAt) {
-      throw new AppError('CONFLICT', 'archived endpoints cannot be paused, hinted or reset', {
-        archivedAt: endpoint.archivedAt.toISOString(),
-      });
-    }
+    const endpoint = await lockEndpoint(tx, accountId, endpointId);
     await tx.endpoint.update({
       where: { id: endpointId },
       data: { ...changeData(decide(endpoint), now), scheduleDirtyAt: now },
@@ -91,4 +98,46 @@ export async function changeEndpointSchedule(
     await planChangedSchedule((sql, ...values) => tx.$queryRawUnsafe(sql, ...values), endpointId, now);
   });
   return getEndpoint(db, accountId, endpointId);
+}
+
+/** The account's AI switches, as read under an endpoint's row lock. */
+export interface AiSwitches {
+  aiSchedulingEnabled: boolean;
+  aiShadowMode: boolean;
+}
+
+/**
+ * Applies the changes a planner analysis staged, all or none, in one transaction under the
+ * endpoint's row lock: the account's AI switches are read again there (so a switch turned off, or
+ * shadow mode turned on, while the analysis ran applies nothing), `judge` sees each proposal against
+ * the row as the earlier ones left it and returns the change to write (with the time it was made)
+ * or null, and the row is written once, its next run planned as changeEndpointSchedule plans it.
+ * NOT_FOUND / CONFLICT as changeEndpointSchedule.
+ */
+export async function applyPlannerChanges<T>(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  now: Date,
+  proposals: readonly T[],
+  judge: (proposal: T, endpoint: Endpoint, switches: AiSwitches) => { change: ScheduleChange; at: Date } | null,
+): Promise<void> {
+  await db.prisma.$transaction(async (tx) => {
+    let endpoint = await lockEndpoint(tx, accountId, endpointId);
+    const [switches] = await tx.$queryRaw<AiSwitches[]>`
+      SELECT "aiSchedulingEnabled", "aiShadowMode" FROM accounts WHERE id = ${accountId}::uuid`;
+    if (!switches) throw notFound('account', accountId);
+    let data: Prisma.EndpointUpdateInput = {};
+    for (const proposal of proposals) {
+      const decided = judge(proposal, endpoint, switches);
+      if (decided === null) continue;
+      const changed = changeData(decided.change, decided.at);
+      endpoint = { ...endpoint, ...changed } as Endpoint;
+      data = { ...data, ...changed };
+    }
+    if (Object.keys(data).length > 0) {
+      await tx.endpoint.update({ where: { id: endpointId }, data: { ...data, scheduleDirtyAt: now } });
+      await planChangedSchedule((sql, ...values) => tx.$queryRawUnsafe(sql, ...values), endpointId, now);
+    }
+  });
 }

@@ -7,3 +7,4 @@ export * from './notification-queue.js';
 export * from './shards.js';
 export * from './planner-presence.js';
 export * from './redis-script.js';
+export * from './planner-model-pause.js';

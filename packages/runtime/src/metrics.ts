@@ -11,6 +11,8 @@
  *   kairos_execution_phase_seconds{phase}            histogram of a due job's time: admission, wait, call, record (executor)
  *   kairos_planner_tokens_total                      counter (planner: metrics.plannerTokens.inc(n))
  *   kairos_planner_failures_total{reason}            counter (planner: metrics.plannerFailures.inc({ reason }))
+ *   kairos_planner_model_paused                      gauge: 1 while this planner sees model calls paused (a failing model)
+ *   kairos_planner_model_pauses_total                counter of pauses of model calls this planner started
  *   kairos_reconcile_repairs_total{kind}             counter: restored jobs, recomputed endpoints (scheduler)
  *   kairos_sweep_item_failures_total{sweep}          counter: rows a sweep skipped because they alone failed (scheduler)
  * plus Node's default process metrics (CPU, memory, event-loop lag) on the process-wide registry.
@@ -64,6 +66,8 @@ export class KairosMetrics {
   readonly executionPhase: Histogram<'phase'>;
   readonly plannerTokens: Counter;
   readonly plannerFailures: Counter<'reason'>;
+  readonly plannerModelPaused: Gauge;
+  readonly plannerModelPauses: Counter;
   readonly reconcileRepairs: Counter<'kind'>;
   readonly sweepItemFailures: Counter<'sweep'>;
 
@@ -132,6 +136,16 @@ export class KairosMetrics {
       name: 'kairos_planner_failures_total',
       help: 'Planner analyses that failed, by reason',
       labelNames: ['reason'],
+      registers,
+    });
+    this.plannerModelPaused = new Gauge({
+      name: 'kairos_planner_model_paused',
+      help: 'Whether this planner sees model calls paused after the model failed too often in a row (1) or not (0)',
+      registers,
+    });
+    this.plannerModelPauses = new Counter({
+      name: 'kairos_planner_model_pauses_total',
+      help: 'Pauses of model calls this planner started (the model failed too often in a row, or a 429 asked for a long wait)',
       registers,
     });
     this.reconcileRepairs = new Counter({

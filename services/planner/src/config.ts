@@ -18,8 +18,13 @@ const schema = z.object({
   PLANNER_MIN_ANALYSIS_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** One analysis (the whole tool loop, retries included) is abandoned after this long. */
   PLANNER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
-  /** SDK retries of one model call (429, 5xx, 529 overloaded, connection errors). */
+  /** Retries of one model call (429, 5xx, 529 overloaded, connection errors) whose wait fits before the deadline. */
   PLANNER_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(5).default(1),
+  /** Failed model calls in a row after which the planner pauses model calls (model-pause.ts). */
+  PLANNER_MODEL_PAUSE_AFTER_FAILURES: z.coerce.number().int().min(1).max(100).default(5),
+  /** The first pause; each pause that follows without an answer doubles, up to the longest. */
+  PLANNER_MODEL_PAUSE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  PLANNER_MODEL_PAUSE_MAX_MS: z.coerce.number().int().min(1000).max(3_600_000).default(600_000),
   PLANNER_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(3003),
 });
 

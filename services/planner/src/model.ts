@@ -1,7 +1,8 @@
 /**
  * The model client (Anthropic Messages API through @anthropic-ai/sdk) and what its failures mean
- * for an analysis. The SDK retries 408/409/429/5xx/529 and connection errors itself; `maxRetries`
- * is kept small because the planner has its own, slower retry (the next analysis, with backoff).
+ * for an analysis. The SDK's own retries are off: it would wait whatever a `retry-after` asks (an
+ * hour for a 429 with `retry-after: 3600`), holding a planner slot until the analysis times out.
+ * The planner retries itself (model-call.ts), only when the wait fits before the deadline.
  */
 import Anthropic, {
   APIConnectionError,
@@ -9,12 +10,14 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
+import type { PlannerModelPause } from '@kairos/queue';
 
 export interface ModelSettings {
   apiKey: string;
   /** Default: Anthropic's API. */
   baseURL?: string | undefined;
   model: string;
+  /** Retries of one model call (429, 408, 409, 5xx, 529 overloaded, connection errors), by the planner. */
   maxRetries: number;
 }
 
@@ -22,9 +25,29 @@ export function createModelClient(settings: ModelSettings): Anthropic {
   return new Anthropic({
     apiKey: settings.apiKey,
     ...(settings.baseURL ? { baseURL: settings.baseURL } : {}),
-    maxRetries: settings.maxRetries,
+    maxRetries: 0,
   });
 }
+
+/** Model calls are paused (model-pause.ts): the analysis stops without calling. */
+export class ModelPausedError extends Error {
+  constructor(readonly pause: PlannerModelPause) {
+    super(`model calls are paused until ${pause.pausedUntil.toISOString()}: ${pause.reason}`);
+  }
+}
+
+/** The model asked to wait longer than the analysis has left: it fails now rather than at its deadline. */
+export class WaitPastDeadlineError extends Error {
+  constructor(
+    readonly failure: APIError,
+    readonly waitMs: number,
+  ) {
+    super(`the model asks to wait ${Math.ceil(waitMs / 1000)} s, past the analysis deadline`);
+  }
+}
+
+/** An answer the Messages API would never send (no content array). */
+export class MalformedAnswerError extends Error {}
 
 /** Why an analysis failed: a metrics label and the message its session records. */
 export interface AnalysisFailure {
@@ -35,6 +58,8 @@ export interface AnalysisFailure {
     | 'rate-limited'
     | 'rejected'
     | 'model-error'
+    | 'model-paused'
+    | 'incomplete-answer'
     | 'step-limit'
     | 'budget-exhausted'
     | 'internal';
@@ -46,6 +71,12 @@ export function describeModelError(error: unknown, timeoutMs: number, timedOut: 
     return { reason: 'timeout', message: `analysis timed out after ${timeoutMs} ms` };
   }
   if (error instanceof APIUserAbortError) return { reason: 'internal', message: 'analysis aborted (planner stopping)' };
+  if (error instanceof ModelPausedError) return { reason: 'model-paused', message: error.message };
+  if (error instanceof WaitPastDeadlineError) {
+    const failure = describeModelError(error.failure, timeoutMs, false);
+    return { reason: failure.reason, message: `${failure.message}: ${error.message}` };
+  }
+  if (error instanceof MalformedAnswerError) return { reason: 'model-error', message: error.message };
   if (error instanceof APIConnectionError) {
     return { reason: 'unreachable', message: `model unreachable: ${error.message}` };
   }

@@ -9,10 +9,13 @@
  *           (first run, status flip, failures rose a backoff step), never while one is in
  *           progress, never within PLANNER_MIN_ANALYSIS_INTERVAL_MS of the last, and never
  *           before a failed analysis's backoff
+ *         → model calls paused (a failing model, model-pause.ts)? deferred, nothing recorded
  *         → claim (conditional UPDATE of lastAnalysisAt: two planners never both analyse)
  *         → budget exhausted? record a skipped session; next look at the period end
- *         → tool loop with timeout and step limit → session (completed/failed), tokens added to
- *           the budget, nextAnalysisAt = the model's choice, or the retry backoff after a failure.
+ *         → tool loop with timeout and step limit (tool-loop.ts; each model call reserves its
+ *           worst case of the budget and is charged as it ends) → the staged changes applied when
+ *           it completed, discarded when it failed (staged-writes.ts) → session (completed/failed),
+ *           nextAnalysisAt = the model's choice, or the retry backoff after a failure.
  *
  * So a burst of runs costs one cheap gate query each and at most one model conversation per
  * endpoint per spacing; PLANNER_CONCURRENCY bounds the conversations in flight per process.
@@ -21,6 +24,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import {
+  aiBudgetPeriod,
   analysisRetryDelayMs,
   decideAnalysis,
   describeAiBudget,
@@ -34,9 +38,11 @@ import {
   type AnalysisTrigger,
 } from '@kairos/core';
 import {
+  chargeAiTokens,
   loadAnalysisGate,
   loadPlannerContext,
   recordAnalysisSession,
+  reserveAiTokens,
   type AnalysisGateRow,
   type Database,
   type NewAnalysisSession,
@@ -62,7 +68,9 @@ import { metrics, type Logger } from '@kairos/runtime';
 import { Worker, type Job } from 'bullmq';
 import { AnalysisTools } from './analysis-tools.js';
 import { createModelClient, describeModelError, type AnalysisFailure, type ModelSettings } from './model.js';
-import { runToolLoop, type TokenUsage } from './tool-loop.js';
+import { createMessage } from './model-call.js';
+import { MODEL_PAUSE_DEFAULTS, ModelPause, type ModelPauseSettings } from './model-pause.js';
+import { newLoopRecord, runToolLoop, type LoopRecord, type TokenBudget } from './tool-loop.js';
 
 export interface PlannerOptions {
   db: Database;
@@ -79,6 +87,8 @@ export interface PlannerOptions {
   timeoutMs: number;
   maxSteps: number;
   maxTokensPerResponse?: number;
+  /** When model calls pause during an outage (model-pause.ts); default MODEL_PAUSE_DEFAULTS. */
+  modelPause?: Partial<ModelPauseSettings>;
   now?: () => Date;
 }
 
@@ -87,7 +97,10 @@ export type PlannerOutcome =
       kind: 'ignored';
       reason: 'test-run' | 'no-api-key' | 'endpoint-gone' | 'endpoint-inactive' | 'ai-disabled' | 'account-disabled';
     }
-  | { kind: 'deferred'; reason: 'in-progress' | 'too-soon' | 'backing-off' | 'not-due' | 'claimed-elsewhere' }
+  | {
+      kind: 'deferred';
+      reason: 'in-progress' | 'too-soon' | 'backing-off' | 'not-due' | 'claimed-elsewhere' | 'model-paused';
+    }
   | { kind: 'analysed'; sessionId: string; status: NewAnalysisSession['status'] };
 
 /** A claimed analysis lapses this long after its timeout (a planner that died mid-analysis). */
@@ -117,6 +130,7 @@ export class Planner {
   private readonly client: Anthropic | null;
   private readonly notifier: ScheduleNotifier;
   private readonly notifications: NotificationQueue;
+  private readonly modelPause: ModelPause;
   private readonly connections: RedisConnection[] = [];
   private readonly now: () => Date;
   /** One worker per queue shard of run-completed-planner (packages/queue/src/shards.ts). */
@@ -138,6 +152,12 @@ export class Planner {
         }),
     });
     this.notifications = createNotificationQueue(this.connections[0]!, options.prefix);
+    this.modelPause = new ModelPause(
+      this.connections[0]!,
+      options.prefix,
+      { ...MODEL_PAUSE_DEFAULTS, ...options.modelPause },
+      (error) => options.logger.warn('pause of model calls not read or written', { error: error.message }),
+    );
   }
 
   /** Whether a model is configured (false: degraded mode, nothing is analysed). */
@@ -229,6 +249,8 @@ export class Planner {
       if (decision.pullForwardTo) await pullAnalysisForward(db, gate.endpointId, decision.pullForwardTo);
       return { kind: 'deferred', reason: decision.reason };
     }
+    // A failing model is not called; the endpoint is analysed on a run after the pause.
+    if (await this.modelPause.current()) return { kind: 'deferred', reason: 'model-paused' };
     const leaseEndsAt = new Date(now.getTime() + this.leaseMs);
     if (!(await claimAnalysis(db, gate.endpointId, gate.lastAnalysisAt, now, leaseEndsAt))) {
       return { kind: 'deferred', reason: 'claimed-elsewhere' };
@@ -244,7 +266,10 @@ export class Planner {
       metrics.plannerFailures.inc({ reason: 'budget-exhausted' });
       return this.record(session, budget.periodStartedAt);
     }
-    await this.analyse(gate, event.runId, session, budget.tokensLimit - budget.tokensUsed);
+    await this.analyse(gate, event.runId, session, {
+      limit: budget.tokensLimit,
+      periodStartedAt: budget.periodStartedAt,
+    });
     return this.record(session, budget.periodStartedAt);
   }
 
@@ -276,17 +301,18 @@ export class Planner {
   }
 
   /**
-   * Runs the analysis and fills the session in. Model failures, the timeout, the step limit and
-   * the budget end it as a failed session (retried after a backoff); they are not thrown.
+   * Runs the analysis and fills the session in. Model failures, the timeout, the step limit, an
+   * incomplete answer and the budget end it as a failed session (retried after a backoff) that
+   * applied nothing; they are not thrown.
    */
   private async analyse(
     gate: AnalysisGateRow,
     runId: string,
     session: NewAnalysisSession,
-    tokenAllowance: number,
+    budget: { limit: number; periodStartedAt: Date },
   ): Promise<void> {
     const started = Date.now();
-    const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+    const record = newLoopRecord();
     session.model = this.options.model!.model;
     const tools = new AnalysisTools({
       db: this.options.db,
@@ -302,20 +328,49 @@ export class Planner {
       accountMinIntervalMs: tierLimits(gate.tier, gate.quotaOverrides).minIntervalMs,
       now: this.now,
     });
-    const failure = await this.converse(gate, runId, session, tools, usage, tokenAllowance, started);
+    let failure = await this.converse(gate, runId, session, tools, record, this.tokenBudget(gate, budget), started);
+    if (failure === null) {
+      try {
+        await tools.writes.apply();
+      } catch (error) {
+        failure = describeModelError(error, this.options.timeoutMs, false);
+      }
+    }
+    if (failure !== null) tools.writes.discard();
+    session.shadow ||= tools.writes.shadowAtApply;
     session.toolsCalled = tools.toolsCalled;
     session.actionsApplied = tools.actions;
-    session.inputTokens = usage.inputTokens;
-    session.outputTokens = usage.outputTokens;
+    session.inputTokens = record.inputTokens;
+    session.outputTokens = record.outputTokens;
+    session.tokensEstimated = record.tokensEstimated;
+    // Every call was charged as it ended (tokenBudget).
+    session.chargedTokens = record.inputTokens + record.outputTokens;
     session.durationMs = Date.now() - started;
-    metrics.plannerTokens.inc(usage.inputTokens + usage.outputTokens);
+    metrics.plannerTokens.inc(record.inputTokens + record.outputTokens);
     if (failure === null) return;
     metrics.plannerFailures.inc({ reason: failure.reason });
     session.status = 'failed';
     session.errorMessage = failure.message;
+    // What the model wrote before it failed (the report's reasoning never came).
+    session.reasoning = record.texts.length > 0 ? record.texts.join('\n\n') : null;
     const failuresInARow = (await countFailedAnalysesInARow(this.options.db, gate.endpointId)) + 1;
     const retryInMs = analysisRetryDelayMs(failuresInARow, this.options.minAnalysisIntervalMs);
     session.nextAnalysisAt = new Date(session.startedAt.getTime() + retryInMs);
+  }
+
+  /** The account's budget as the tool loop spends it: reserved before each call, charged after (db ai-budget.ts). */
+  private tokenBudget(gate: AnalysisGateRow, budget: { limit: number; periodStartedAt: Date }): TokenBudget {
+    const { db } = this.options;
+    return {
+      reserve: (tokens) => reserveAiTokens(db, gate.accountId, tokens, budget.limit, budget.periodStartedAt),
+      charge: (reserved, used) =>
+        chargeAiTokens(db, gate.accountId, {
+          reserved,
+          used,
+          reservedIn: budget.periodStartedAt,
+          periodStartedAt: aiBudgetPeriod(this.now()).startedAt,
+        }),
+    };
   }
 
   /** The tool loop under the timeout; the report goes into the session. Null when it completed. */
@@ -324,8 +379,8 @@ export class Planner {
     runId: string,
     session: NewAnalysisSession,
     tools: AnalysisTools,
-    usage: TokenUsage,
-    tokenAllowance: number,
+    record: LoopRecord,
+    budget: TokenBudget,
     started: number,
   ): Promise<AnalysisFailure | null> {
     const { db, timeoutMs } = this.options;
@@ -335,24 +390,30 @@ export class Planner {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
+    const deadline = started + timeoutMs;
     try {
       const data = await loadPlannerContext(db, gate.accountId, gate.endpointId, runId, session.startedAt);
       // The announced run, or (deleted by retention meanwhile) the latest one.
       const latestRun = data.run ?? (await this.latestRun(gate));
       const outcome = await runToolLoop({
-        client: this.client!,
+        createMessage: (request) =>
+          createMessage(request, {
+            client: this.client!,
+            pause: this.modelPause,
+            maxRetries: this.options.model!.maxRetries,
+            signal: controller.signal,
+            deadline,
+          }),
         model: session.model!,
         system: PLANNER_SYSTEM_PROMPT,
         context: renderAnalysisContext({ ...data, now: session.startedAt, latestRun }),
         tools: plannerToolDefinitions(),
         maxSteps: this.options.maxSteps,
         maxTokensPerResponse: this.options.maxTokensPerResponse ?? 1024,
-        tokenAllowance,
-        signal: controller.signal,
-        deadline: started + timeoutMs,
-        call: (name, input) => tools.call(name, input),
+        budget,
+        runAnswer: (calls) => tools.runAnswer(calls),
         isSubmitted: () => tools.report !== null,
-        usage,
+        record,
       });
       switch (outcome.kind) {
         case 'submitted': {
@@ -373,6 +434,18 @@ export class Planner {
           };
         case 'budget-exhausted':
           return { reason: 'budget-exhausted', message: 'AI token budget exhausted during the analysis' };
+        case 'incomplete': {
+          const calls = outcome.toolNames.length;
+          const notRun =
+            calls === 0
+              ? ''
+              : `; its ${calls} tool call${calls === 1 ? '' : 's'} (${outcome.toolNames.join(', ')}) ${calls === 1 ? 'was' : 'were'} not run`;
+          const stopped = outcome.stopReason === 'max_tokens' ? 'was cut off' : 'stopped early';
+          return {
+            reason: 'incomplete-answer',
+            message: `the model's answer ${stopped} (stop_reason ${outcome.stopReason})${notRun}`,
+          };
+        }
       }
     } catch (error) {
       return describeModelError(error, timeoutMs, timedOut);

@@ -28,6 +28,11 @@ const planner = new Planner({
   minAnalysisIntervalMs: config.PLANNER_MIN_ANALYSIS_INTERVAL_MS,
   timeoutMs: config.PLANNER_TIMEOUT_MS,
   maxSteps: config.PLANNER_MAX_STEPS,
+  modelPause: {
+    failuresInARow: config.PLANNER_MODEL_PAUSE_AFTER_FAILURES,
+    firstPauseMs: config.PLANNER_MODEL_PAUSE_MS,
+    longestPauseMs: Math.max(config.PLANNER_MODEL_PAUSE_MS, config.PLANNER_MODEL_PAUSE_MAX_MS),
+  },
 });
 
 // Without an API key the planner is still ready: it drains its queue (degraded mode), which is

@@ -126,7 +126,7 @@ describe('model failures', () => {
     expect(session!.errorMessage).toMatch(/^model overloaded \(HTTP 529/);
   });
 
-  it('gives up on a slow model at PLANNER_TIMEOUT_MS and keeps what was applied before', async () => {
+  it('gives up on a slow model at PLANNER_TIMEOUT_MS and applies nothing of the analysis', async () => {
     const impatient = plannerWith({ timeoutMs: 1000 });
     const endpoint = await createTestEndpoint(bed.api, bed.account.accountId);
     bed.fake.script((request) =>
@@ -146,8 +146,15 @@ describe('model failures', () => {
     });
     expect(session!.durationMs).toBeGreaterThanOrEqual(900);
     expect(session!.durationMs).toBeLessThan(4000);
-    // A hint applied before the timeout stands: it carries its own TTL.
-    expect((await endpointRow(bed.harness, endpoint.id)).hintIntervalMs).toBe(20_000);
+    // The hint proposed before the timeout was staged, never applied: an analysis that does not
+    // finish changes nothing (its retry starts from the same schedule).
+    expect((await endpointRow(bed.harness, endpoint.id)).hintIntervalMs).toBeNull();
+    expect(session!.actionsApplied).toEqual([
+      expect.objectContaining({
+        applied: false,
+        result: expect.stringMatching(/^not applied: the analysis did not finish; would apply interval 20000 ms/),
+      }),
+    ]);
   });
 
   it('records an unreachable model as failed', async () => {

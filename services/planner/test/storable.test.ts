@@ -28,6 +28,7 @@ it('records model text and tool input with U+0000 and lone surrogates made stora
   expect(row).toMatchObject({ hintIntervalMs: 30_000, hintIntervalReason: 'surge\uFFFDnow' });
   const [session] = await sessionsOf(bed.harness, endpoint.id);
   expect(session!.reasoning).toBe('tightened\uFFFD \uFFFD');
-  expect(session!.toolsCalled).toEqual(['propose_interval']);
+  // Unknown tools are listed too, their names made storable.
+  expect(session!.toolsCalled).toEqual(['propose_interval', 'no_such_tool\uFFFD']);
   expect(JSON.stringify(session!.actionsApplied)).not.toMatch(/\\u0000|\\ud800/i);
 });

@@ -153,13 +153,38 @@ describe('governNextTimeProposal', () => {
 
 describe('governPause', () => {
   it('pauses until a future time within 7 days', () => {
-    expect(governPause(endpoint(), { pausedUntil: iso(60 * MINUTE), reason: 'closed' }, NOW)).toEqual({
+    const unbounded = endpoint({ maxIntervalMs: null });
+    expect(governPause(unbounded, { pausedUntil: iso(60 * MINUTE), reason: 'closed' }, NOW)).toEqual({
       kind: 'apply',
       change: { kind: 'pause', pausedUntil: at(60 * MINUTE), reason: 'closed', origin: 'planner' },
       summary: `paused until ${iso(60 * MINUTE)}`,
     });
     expect(governPause(endpoint(), { pausedUntil: iso(-1), reason: 'r' }, NOW).kind).toBe('refuse');
     expect(governPause(endpoint(), { pausedUntil: iso(7 * 1440 * MINUTE + 1), reason: 'r' }, NOW).kind).toBe('refuse');
+  });
+
+  it('cuts a pause to lastRunAt + maxIntervalMs, and refuses one when that has passed', () => {
+    // maxIntervalMs 10 min, last run 5 s ago: the endpoint must run by NOW + 9 min 55 s.
+    const runBy = 10 * MINUTE - 5_000;
+    expect(governPause(endpoint(), { pausedUntil: iso(7 * 1440 * MINUTE), reason: 'told so' }, NOW)).toEqual({
+      kind: 'apply',
+      change: { kind: 'pause', pausedUntil: at(runBy), reason: 'told so', origin: 'planner' },
+      summary: `paused until ${iso(runBy)} (requested until ${iso(7 * 1440 * MINUTE)}, cut to lastRunAt + maxIntervalMs)`,
+    });
+    // Within the limit: as asked.
+    expect(governPause(endpoint(), { pausedUntil: iso(5 * MINUTE), reason: 'r' }, NOW)).toMatchObject({
+      change: { pausedUntil: at(5 * MINUTE) },
+    });
+    // Never run yet: from now.
+    expect(
+      governPause(endpoint({ lastRunAt: null }), { pausedUntil: iso(60 * MINUTE), reason: 'r' }, NOW),
+    ).toMatchObject({ change: { pausedUntil: at(10 * MINUTE) } });
+    expect(
+      governPause(endpoint({ lastRunAt: at(-11 * MINUTE) }), { pausedUntil: iso(60 * MINUTE), reason: 'r' }, NOW),
+    ).toEqual({
+      kind: 'refuse',
+      summary: `the endpoint must run by ${iso(-MINUTE)} (lastRunAt + maxIntervalMs 600000 ms); a planner pause cannot hold it past that`,
+    });
   });
 
   it('resumes its own pause; a resume without a pause changes nothing', () => {

@@ -7,7 +7,11 @@
  *  - cron-scheduled endpoints refuse interval hints (SPEC point 6);
  *  - what a user set wins: a user's pause is never lifted, shortened or extended, and an active
  *    user-set hint is neither replaced nor cleared; they end on their own TTL;
- *  - planner hints live at most 24 hours, planner pauses at most 7 days.
+ *  - planner hints live at most 24 hours, planner pauses at most 7 days;
+ *  - a planner pause ends by lastRunAt + maxIntervalMs when the endpoint sets a max (a pause the
+ *    model asks for longer is cut to it): maxIntervalMs is the user's promise that the endpoint runs
+ *    at least that often, and a response body must not be able to talk the planner out of it. A
+ *    user's pause is not cut (README "Scheduling rules": pauses are not clamped).
  * Every verdict carries a sentence for the tool result: the model learns what applied and why.
  */
 import { isHintActive } from '../schedule/hints.js';
@@ -177,11 +181,31 @@ export function governPause(
       summary: `pausedUntil ${iso(pausedUntil)} is too far ahead: planner pauses end within 7 days (by ${iso(latest)})`,
     };
   }
+  const runBy = maxPauseEnd(target, now);
+  if (runBy !== null && pausedUntil > runBy) {
+    if (runBy <= now) {
+      return {
+        kind: 'refuse',
+        summary: `the endpoint must run by ${iso(runBy)} (lastRunAt + maxIntervalMs ${target.maxIntervalMs} ms); a planner pause cannot hold it past that`,
+      };
+    }
+    return {
+      kind: 'apply',
+      change: { kind: 'pause', pausedUntil: runBy, reason: input.reason, origin: 'planner' },
+      summary: `paused until ${iso(runBy)} (requested until ${iso(pausedUntil)}, cut to lastRunAt + maxIntervalMs)`,
+    };
+  }
   return {
     kind: 'apply',
     change: { kind: 'pause', pausedUntil, reason: input.reason, origin: 'planner' },
     summary: `paused until ${iso(pausedUntil)}`,
   };
+}
+
+/** The latest end of a planner pause: lastRunAt (or now, before the first run) + maxIntervalMs. */
+function maxPauseEnd(target: GovernorTarget, now: Date): Date | null {
+  if (target.maxIntervalMs === null) return null;
+  return new Date((target.lastRunAt ?? now).getTime() + target.maxIntervalMs);
 }
 
 export function governClearHints(target: GovernorTarget, now: Date): GovernorVerdict {

@@ -22,9 +22,13 @@ export type ListAnalysisSessionsQuery = z.infer<typeof listAnalysisSessionsQuery
 export const plannerActionRecord = z
   .object({
     tool: z.string().meta({ description: 'propose_interval, propose_next_time, pause_until or clear_hints' }),
-    params: z.record(z.string(), z.unknown()).meta({ description: 'The input the planner sent' }),
+    params: z.record(z.string(), z.unknown()).meta({
+      description: 'The input the planner sent; past 2,000 characters of JSON: { cut: true, chars, preview }',
+    }),
     result: z.string().meta({
-      description: 'What happened: "applied: …", "refused: …", "nothing to do: …" or "shadow mode, not applied: …"',
+      description:
+        'What happened: "applied: …", "refused: …", "nothing to do: …", "shadow mode, not applied: …" or ' +
+        '"not applied: …" (the analysis did not finish, or AI scheduling was turned off during it)',
     }),
     applied: z.boolean().meta({ description: 'Whether the endpoint was changed' }),
   })
@@ -64,6 +68,14 @@ export const analysisSessionRecord = z
     model: z.string().nullable(),
     inputTokens: z.number().int(),
     outputTokens: z.number().int(),
+    tokensEstimated: z
+      .literal(true)
+      .optional()
+      .meta({
+        description:
+          'Present (true) when an answer of the model carried no usage: its tokens are estimated from the text ' +
+          'sent and received (a token per 3 bytes) and charged as such',
+      }),
   })
   .meta({ id: 'AnalysisSession' });
 
@@ -123,6 +135,19 @@ export const aiBudgetRecord = z
     }),
   })
   .meta({ id: 'AiBudget', description: 'Model tokens the planner may use per calendar month (UTC)' });
+
+/** The planner's pause of model calls (the same for every account of an installation). */
+export const aiPlannerRecord = z
+  .object({
+    pausedUntil: isoTime.nullable().meta({
+      description:
+        'The planner stopped calling its model until then: the model failed too often in a row (or a 429 asked ' +
+        'for a longer wait than an analysis can make). Runs are not analysed meanwhile and schedules follow ' +
+        'their baselines; null: the planner calls its model',
+    }),
+    pauseReason: z.string().nullable().meta({ description: 'Why, e.g. "5 model calls failed in a row (last: …)"' }),
+  })
+  .meta({ id: 'AiPlannerStatus', description: "The planner's model calls: paused during a model outage" });
 
 export function toAiBudgetRecord(budget: AiBudgetState): z.output<typeof aiBudgetRecord> {
   return {

@@ -31,6 +31,17 @@ export const PLANNER_LIMITS = {
   /** SPEC "Limits": the planner reads the first 500 characters of a response body. */
   responseBodyMaxChars: 500,
   reasoningMaxLength: 4000,
+  /**
+   * Bounds on what one answer and one analysis may do (services/planner/src/tool-loop.ts). 8 calls
+   * per answer: each of the seven tools and submit_analysis once. 4 writes per answer: each write
+   * tool once (a second call of one kind in one answer only replaces the first). 8 writes per
+   * analysis: room to correct a refused proposal twice over, while a model that loops stages at
+   * most 8 changes (so at most 8 audit rows and one notification per analysis). Calls past a bound
+   * are answered "not run" and listed in the session.
+   */
+  toolCallsPerAnswerMax: 8,
+  writesPerAnswerMax: 4,
+  writesPerAnalysisMax: 8,
 } as const;
 
 export const PLANNER_WRITE_TOOLS = ['propose_interval', 'propose_next_time', 'pause_until', 'clear_hints'] as const;

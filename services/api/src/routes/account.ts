@@ -11,6 +11,7 @@ import {
   accountSettingsInput,
   aiBudgetPeriod,
   aiBudgetRecord,
+  aiPlannerRecord,
   aiSettingsRecord,
   describeAiBudget,
   pagingQuery,
@@ -26,6 +27,7 @@ import {
   type AuditEvent,
   type Database,
 } from '@kairos/db';
+import { readPlannerModelPause } from '@kairos/queue';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
@@ -56,6 +58,7 @@ const accountRecord = z
     usage: usageRecord,
     settings: aiSettingsRecord,
     aiBudget: aiBudgetRecord,
+    aiPlanner: aiPlannerRecord,
     createdAt: isoTime,
   })
   .meta({ id: 'Account' });
@@ -104,6 +107,15 @@ function toAuditEventRecord(event: AuditEvent) {
   };
 }
 
+/** The planner's pause of model calls, from Redis (unreadable: shown as not paused). */
+async function plannerStatus(deps: ApiDeps, now: Date): Promise<z.output<typeof aiPlannerRecord>> {
+  const pause = await readPlannerModelPause(deps.redis, deps.config.KAIROS_QUEUE_PREFIX, now).catch((error: Error) => {
+    deps.logger.warn('pause of planner model calls not read', { error: error.message });
+    return null;
+  });
+  return { pausedUntil: pause?.pausedUntil.toISOString() ?? null, pauseReason: pause?.reason ?? null };
+}
+
 async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.output<typeof accountRecord>> {
   const now = deps.now();
   return {
@@ -120,6 +132,7 @@ async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.outpu
       autoPauseAfterFailures: account.autoPauseAfterFailures,
     },
     aiBudget: toAiBudgetRecord(describeAiBudget(account, now)),
+    aiPlanner: await plannerStatus(deps, now),
     createdAt: account.createdAt.toISOString(),
   };
 }

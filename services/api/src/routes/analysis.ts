@@ -45,6 +45,7 @@ export function toAnalysisSessionRecord(session: AnalysisSession): AnalysisSessi
     model: session.model,
     inputTokens: session.inputTokens,
     outputTokens: session.outputTokens,
+    ...(session.tokensEstimated ? { tokensEstimated: true as const } : {}),
   };
 }
 

@@ -1998,6 +1998,7 @@ export interface components {
             usage: components["schemas"]["AccountUsage"];
             settings: components["schemas"]["AccountSettings"];
             aiBudget: components["schemas"]["AiBudget"];
+            aiPlanner: components["schemas"]["AiPlannerStatus"];
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp
@@ -2063,6 +2064,13 @@ export interface components {
             periodEndsAt: string;
             /** @description The planner stops calling the model for this account until periodEndsAt (sessions say so: skipped) */
             exhausted: boolean;
+        };
+        /** @description The planner's model calls: paused during a model outage */
+        AiPlannerStatus: {
+            /** @description The planner stopped calling its model until then: the model failed too often in a row (or a 429 asked for a longer wait than an analysis can make). Runs are not analysed meanwhile and schedules follow their baselines; null: the planner calls its model */
+            pausedUntil: string | null;
+            /** @description Why, e.g. "5 model calls failed in a row (last: …)" */
+            pauseReason: string | null;
         };
         AuditEvent: {
             id: string;
@@ -2155,15 +2163,20 @@ export interface components {
             model: string | null;
             inputTokens: number;
             outputTokens: number;
+            /**
+             * @description Present (true) when an answer of the model carried no usage: its tokens are estimated from the text sent and received (a token per 3 bytes) and charged as such
+             * @constant
+             */
+            tokensEstimated?: true;
         };
         PlannerAction: {
             /** @description propose_interval, propose_next_time, pause_until or clear_hints */
             tool: string;
-            /** @description The input the planner sent */
+            /** @description The input the planner sent; past 2,000 characters of JSON: { cut: true, chars, preview } */
             params: {
                 [key: string]: unknown;
             };
-            /** @description What happened: "applied: …", "refused: …", "nothing to do: …" or "shadow mode, not applied: …" */
+            /** @description What happened: "applied: …", "refused: …", "nothing to do: …", "shadow mode, not applied: …" or "not applied: …" (the analysis did not finish, or AI scheduling was turned off during it) */
             result: string;
             /** @description Whether the endpoint was changed */
             applied: boolean;

@@ -1,7 +1,8 @@
 /**
- * Settings > AI features: the spec's "Enable AI Scheduling" switch, shadow mode, and the planner's
- * token budget this month. Each checkbox saves at once (PATCH /api/account/settings); while a save
- * is pending the box shows the requested value so the 3 s refetch cannot flip it back.
+ * Settings > AI features: the "Enable AI Scheduling" switch, shadow mode, the planner's pause of
+ * model calls during a model outage, and the planner's token budget this month. Each checkbox saves
+ * at once (PATCH /api/account/settings); while a save is pending the box shows the requested value
+ * so the 3 s refetch cannot flip it back.
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
@@ -22,6 +23,7 @@ export function AiSettings() {
       {(data) => (
         <>
           <AiSwitches account={data} />
+          <PlannerPauseNotice planner={data.aiPlanner} />
           <h3>AI budget</h3>
           <AiBudget budget={data.aiBudget} />
         </>
@@ -97,6 +99,18 @@ function Switch(props: {
         </small>
       </div>
     </div>
+  );
+}
+
+/** Shown while the planner does not call its model (it failed too often in a row): nothing is analysed. */
+export function PlannerPauseNotice({ planner }: { planner: Account['aiPlanner'] }) {
+  if (!planner.pausedUntil) return null;
+  return (
+    <p className="form-error" role="status">
+      The planner has paused its model calls until <When iso={planner.pausedUntil} /> (
+      {formatDateTime(planner.pausedUntil)}){planner.pauseReason ? `: ${planner.pauseReason}` : ''}. Runs are not
+      analysed meanwhile; schedules run on their baselines.
+    </p>
   );
 }
 

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "analysis_sessions" ADD COLUMN     "tokensEstimated" BOOLEAN NOT NULL DEFAULT false;
+
