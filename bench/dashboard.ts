@@ -42,7 +42,7 @@ async function seed(url: string, accountId: string): Promise<{ bigJobId: string;
     const smallJobs = Math.ceil((ENDPOINTS - big) / SMALL_JOB_SIZE);
     const started = performance.now();
     // The api answers 404 to ids that are not UUIDv7 (packages/core/src/ids.ts); PostgreSQL 15 has no
-    // uuidv7(), so this session makes its own: the v4 random bytes with the millisecond time in front.
+    // uuidv7(), so this connection makes its own: the v4 random bytes with the millisecond time in front.
     await client.query(`CREATE FUNCTION pg_temp.uuid7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
       SELECT encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) PLACING
         substring(int8send(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3) FROM 1 FOR 6),

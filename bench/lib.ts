@@ -92,8 +92,8 @@ const cpuProfileArgs = (name: string): string[] =>
 
 /**
  * BENCH_TRACE_GC=<dir>: each service and script but got's ceiling (whose stdout is its figures) runs with
- * V8's --trace-gc, its stdout, where V8 writes those lines, in <dir>/<name>.gc. Session 19 read there what
- * the executors' scavenges promote: ≈ 9 MB every 150–200 ms at saturation, Kairos's and the shape's alike.
+ * V8's --trace-gc, its stdout, where V8 writes those lines, in <dir>/<name>.gc. Read there (2026-11-27):
+ * the executors' scavenges promote ≈ 9 MB every 150–200 ms at saturation, Kairos's and the shape's alike.
  */
 const openGcTrace = (name: string): number | undefined =>
   process.env.BENCH_TRACE_GC && name !== 'ceiling'
@@ -395,7 +395,7 @@ function wakeupsOf(pid: number | undefined): { switches: number; syscalls: numbe
  * Context switches and read/write system calls per named group of processes (as cpuOf). On this kind of
  * machine (a microVM under nested virtualisation) a wake-up costs far more than the work it carries: a
  * plain node:http target spent 0.28 CPU-ms a request at 300 requests a second and 0.09 at 1,100, when
- * requests arrive several to a wake-up (session 24), so these say where an execution's wake-ups are.
+ * requests arrive several to a wake-up (2026-11-28), so these say where an execution's wake-ups are.
  */
 export const wakeupsOfGroups = (
   groups: Record<string, (number | undefined)[]>,
@@ -420,8 +420,8 @@ export const wakeupsOfGroups = (
  * beside the main thread, libuv's pool, and any worker thread of its own, as the shape's call thread), and
  * the share of the cores' time not idle (/proc/stat, every process's). A thread that is on a core and
  * waiting for one nearly every millisecond wants a whole core and does not get it: the cores, not the
- * thread's own work or a lock, bound it (session 17: Kairos's executor at saturation 0.64–0.66 s on a core
- * and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
+ * thread's own work or a lock, bound it (2026-11-25: Kairos's executor at saturation 0.64–0.66 s on a
+ * core and 0.32–0.33 s waiting each second, the cores ≈ 90 % busy).
  */
 export interface CoreUse {
   runMsPerS: number;
@@ -489,9 +489,9 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 /**
  * The host's speed while a window runs: the benchmark's own thread runs a fixed task every 250 ms and
- * times it, and the median is the window's figure in µs (1,139–1,160 in most windows of session 16,
- * 1,288–1,661 in its slow ones). The processes' own CPU per execution cannot tell a slow host from a
- * slow Kairos: less batching raises every process's cost per execution too (in session 16 one AI-off
+ * times it, and the median is the window's figure in µs (on 2026-11-25 1,139–1,160 in most windows,
+ * 1,288–1,661 in the slow ones). The processes' own CPU per execution cannot tell a slow host from a
+ * slow Kairos: less batching raises every process's cost per execution too (that day one AI-off
  * window read 48 % of got's ceiling where the floor read 93 % in the same pair, every process
  * costlier). Wall time, because the thread's CPU clock ticks in 4 ms steps here; a sample that waited
  * for a core is an outlier the median leaves out. The task takes ≈ 0.4 % of a core.

@@ -2,7 +2,7 @@
  * Where one process's CPU per execution goes beside another's (issue #14: "which cost is left"), from
  * the V8 CPU profiles BENCH_CPU_PROF writes: each sample's time is charged to what ran it (below), the
  * profile is cut to the measurement's window, and each cost is divided by the executions the process
- * delivered in it. Used by `BENCH_ONLY=skeleton` to set Kairos's executor beside the card's shape's.
+ * delivered in it. Used by `BENCH_ONLY=skeleton` to set Kairos's executor beside the reference shape's.
  *
  * What ran a sample: V8's garbage collector, or the nearest frame with a source that is not Node's own
  * (Node's modules and native frames such as a socket write are charged to the library or the Kairos code
@@ -51,7 +51,7 @@ function costOf(url: string): string | null {
  * window, on the monotonic clock the profile's startTime counts in: lib.ts CoreUse), for a process that
  * delivered `perSecond` executions in it. Cut to the window, not to its busiest seconds: those took in
  * Kairos's executor's start-up too (Prisma compiling its first queries, 3–4 s after the start: 12 µs
- * an execution that the shape's executor, which has no Prisma, never showed; session 21).
+ * an execution that the shape's executor, which has no Prisma, never showed; 2026-11-27).
  */
 export function costsPerExecution(path: string, perSecond: number, windowUs: [number, number]): Map<string, number> {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;

@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import type { createDatabase } from '@kairos/db';
 import { Redis } from 'ioredis';
 import { dropDatabase, dropTemplate, sleep, startServices, startTarget } from './lib.js';
-import { announce, insertEndpoints, setup } from './run.js';
+import { announce, insertEndpoints, setup } from './environment.js';
 
 /** ROUND_TRIPS_ENDPOINTS: fewer on a loaded machine, so that every due run is recorded (counts per execution
  * depend on the rate: idle polling is shared by fewer runs when the engine falls behind). */

@@ -1,6 +1,6 @@
 /**
- * The card's shape at its least (issue #14): what a durable scheduler in Kairos's prescribed shape
- * costs before any of Kairos's own work, in two processes of its own against the same target:
+ * The reference shape (issue #14): what a durable scheduler in the shape Kairos's architecture
+ * prescribes costs before any of Kairos's own work, in two processes of its own against the same target:
  *
  *   scheduler → delayed BullMQ job → executor → run-completed → scheduler
  *
@@ -18,7 +18,7 @@
  *   SKELETON_REDIS_URL, SKELETON_PREFIX, SKELETON_DATABASE_URL, SKELETON_TARGET, SKELETON_RUN_MS (no
  *   job is due later after the first), SKELETON_CALLS (calls at once: the executor's default call slots).
  *   SKELETON_CALL_THREAD=1: the executor makes its calls in a worker thread (skeleton-call-thread.ts).
- *   SKELETON_KAIROS: Kairos's own parts put into the shape one rung at a time, to say which of them costs
+ *   SKELETON_KAIROS: Kairos's own parts put into the shape one step at a time, to say which of them costs
  *   what (issue #14, "which cost is left"): `call` makes each call through Kairos's callEndpoint (the
  *   request signed with the account's key, SKELETON_MASTER_KEY; the call's trace check; services/executor/
  *   src/http: the request's preparation, the egress check, got's stream, the stored body) and records
@@ -26,7 +26,7 @@
  *   Admissions and RunRecorder (the skip rules, the running lock, the quota, the outcome stash, their batch
  *   scripts, Kairos's announcement); `call,admission,execute` runs each due job through Kairos's
  *   executePlannedRun with those parts (the call slots, the dispatch lead's wait, retries' entry, the phase
- *   metrics). What is left between the last rung and Kairos's executor is services/executor/src/executor.ts
+ *   metrics). What is left between the last step and Kairos's executor is services/executor/src/executor.ts
  *   around it (BullMQ's processor wrapper, the run's metrics and log line, the service's other workers).
  * The executor says 'ready' once its worker is; the scheduler then adds every endpoint's first due job,
  * due from one second later and spread over one second, and says its first due time. 'stop' ends both.
@@ -114,7 +114,7 @@ if (role === 'executor') {
     });
     return runs.map(() => undefined);
   }, RECORD_BATCHES_AT_ONCE);
-  const kairosCall = kairos.has('call') ? kairosRungs(admissions, records, calls) : null;
+  const kairosCall = kairos.has('call') ? kairosSteps(admissions, records, calls) : null;
   worker = new Worker<Due>(
     'due',
     async ({ data }) => {
@@ -253,7 +253,7 @@ if (role === 'executor') {
  * The executor's processor with Kairos's parts (SKELETON_KAIROS, above): its call, and with `admission`
  * its admission and recorder, each built as services/executor/src/executor.ts builds them for one shard.
  */
-function kairosRungs(
+function kairosSteps(
   reads: GroupCommit<string, ExecutionTarget | null>,
   records: GroupCommit<RunOutcome, undefined>,
   calls: number,

@@ -2,7 +2,7 @@
  * Each run updates its endpoint's row twice: the executor records it (recordScheduledRuns) and the
  * scheduler plans the next run (recomputeEndpoints). Both updates must be HOT (PostgreSQL writes no
  * index entry): an index on a column they change, such as the former one on "nextRunAt", makes every
- * such update write an entry into each index of the table. Measured in bench/results.md (session 7):
+ * such update write an entry into each index of the table. Measured in docs/benchmarks.md (session 7):
  * 49 % of these updates were HOT with that index, 99 % without it.
  *
  * The real statements run on a one-connection pool, so that backend's table counters can be flushed

@@ -26,7 +26,7 @@ export function createDatabase({ url, poolMax = 10 }: DatabaseOptions): Database
     // time. On 2 cores those reconnects came with 60–200 ms stalls of the executor's event loop; in
     // six alternated pairs of runs lateness p99 was lower without them in all six: at 1,000 due/s
     // 40, 66, 328, 118 ms against 152, 258, 534, 243, at 500 due/s 38, 28 against 203, 66
-    // (bench/results.md, session 14).
+    // (docs/benchmarks.md, session 14).
     idleTimeoutMillis: 0,
     // Idle connections do not keep a process alive: a script that forgets close() still ends.
     allowExitOnIdle: true,

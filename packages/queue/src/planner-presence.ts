@@ -5,7 +5,7 @@
  * announce runs on `run-completed-planner` only while it exists. Without a model the planner
  * drains that queue and analyses nothing, so each event was pure cost: an add in the executor and a
  * BullMQ hop through the planner, ≈30 Redis commands per execution (117 against 87 with AI off,
- * bench/results.md). What is lost while no planner announces itself: nothing the planner needs,
+ * docs/benchmarks.md). What is lost while no planner announces itself: nothing the planner needs,
  * since it judges each endpoint from PostgreSQL (its gate) on the next run it hears of.
  *
  * Times: the key lives 30 s and is renewed every 10 s (two renewals may fail before it lapses);

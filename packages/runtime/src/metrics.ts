@@ -115,7 +115,7 @@ export class KairosMetrics {
     });
     // Where a due job's time in the executor goes (issue #14): at the defaults the executor was bound by
     // how long each of its EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU: ≈ 80 ms a
-    // slot at saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (bench/results.md,
+    // slot at saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (docs/benchmarks.md,
     // session 7). Since session 9 only call and record held a call slot, since session 28 only the call
     // (services/executor/src/call-slots.ts).
     this.executionPhase = new Histogram({

@@ -13,7 +13,7 @@ const schema = z.object({
    * runs (src/call-slots.ts); the due workers take twice as many jobs, so admission, the wait for the
    * run's time (the 300 ms dispatch lead), the record and BullMQ's moves overlap the calls (the
    * record held a slot until session 28; the figures below are from before). 200, measured back to
-   * back at saturation on 2 cores (bench/results.md, session 10, `BENCH_ONLY=concurrency`, 8,500
+   * back at saturation on 2 cores (docs/benchmarks.md, session 10, `BENCH_ONLY=concurrency`, 8,500
    * endpoints at 1 s): 100 → 2,907, 2,906, 3,003/s; 200 → 3,477, 3,397/s, at 0.47–0.49 CPU-ms per
    * execution against 0.55–0.57 (larger record batches). With 100 the executor's thread idled a
    * quarter of each second waiting on PostgreSQL and Redis while every slot was taken. On a slower

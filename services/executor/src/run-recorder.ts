@@ -6,7 +6,7 @@
  * and a bulk add to `run-completed-planner` (a job per run) for accounts with AI scheduling on, while a
  * planner with a model runs.
  * Test now runs are recorded here too (`recordTest`: no lock, no scheduling state, counted). Per execution that was four to five round
- * trips; under load it is a fraction of one (bench/results.md).
+ * trips; under load it is a fraction of one (docs/benchmarks.md).
  *
  * Order per execution is unchanged: the run is committed before its lock is freed and before the
  * scheduler hears of it. The recorder owns every end of an admitted execution, so it frees the
@@ -86,7 +86,7 @@ export interface RunRecorderDeps {
  * at saturation a batch carries more runs for the same statements and scripts. Against two, at 5,000
  * endpoints at 1 s on 2 cores (`BENCH_ONLY=ab BENCH_ROUNDS=6`, calls no longer holding a slot through
  * their record): 111, 105, 122, 104, 102, 101 % (mean 107.3 %), CPU per execution of every process
- * 0.524 → 0.488 ms, and the record phase as long (43–56 ms both; bench/results.md, session 28). At low
+ * 0.524 → 0.488 ms, and the record phase as long (43–56 ms both; docs/benchmarks.md, session 28). At low
  * rates a batch is written on the next turn of the event loop either way (group-commit.ts).
  */
 export const RECORD_BATCHES_AT_ONCE = 1;

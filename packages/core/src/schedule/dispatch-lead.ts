@@ -9,13 +9,13 @@
  * executor, once it has admitted the run (a batched PostgreSQL read and one Redis script: the skip
  * rules, the quota, the running lock), waits for the run's exact time before it calls
  * (services/executor/src/execute.ts; the scheduler's due-queue.ts sets the due time). Without it the admission's latency was added to every call:
- * at 500 due/s on 2 cores, lateness p50 27–30 ms against 3.6 ms for bare BullMQ + got (bench/results.md).
+ * at 500 due/s on 2 cores, lateness p50 27–30 ms against 3.6 ms for bare BullMQ + got (docs/benchmarks.md).
  * 100 ms, not 30: the lead must also cover how late BullMQ 6.7's worker fetches a due job. While it
  * has jobs in flight, a worker fetches the next due job when one of them completes (moveToFinished's
  * fetchNext), and the executor's jobs complete in batches (the recorder's group commit), so a due
  * job waits for the next batch to finish: at 1,000 due/s, 63 % of due jobs were fetched that way,
  * 2 ms after their due time at p50 but 31 ms at p99 (66 ms at worst). Lateness p99 at 1,000 due/s
- * (bench/results.md, session 8), the floor 13–22 ms: lead 30 ms → 22–44 ms in nine runs; 60 ms →
+ * (docs/benchmarks.md, session 8), the floor 13–22 ms: lead 30 ms → 22–44 ms in nine runs; 60 ms →
  * 16–49 ms in ten; 100 ms → 16–25 ms in seven, within 2× the floor in each.
  * 300 ms, not 100 (session 12): on a slower host (got at 0.36–0.42 CPU-ms per request) the executor's
  * thread is busy in bursts (a record batch of 200, a 12 ms scavenge every 300 ms) and due jobs reached
