@@ -14,6 +14,7 @@ const nullableTime = isoTime.nullable();
 export const jobRecord = z
   .object({
     id: z.string(),
+    key: z.string().nullable().meta({ description: 'Stable name for configuration files; null: none' }),
     name: z.string(),
     description: z.string().nullable(),
     status: z.enum(JOB_STATUSES),
@@ -53,6 +54,7 @@ export const endpointRecord = z
   .object({
     id: z.string(),
     jobId: z.string(),
+    key: z.string().nullable().meta({ description: 'Stable name for configuration files; null: none' }),
     name: z.string(),
     description: z.string().nullable(),
     url: z.string(),
