@@ -1,3 +1,4 @@
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 /**
  * Response records: what the API returns (and the MCP server and the UI consume). The spec names
  * a minimum; the full records below are our documented choice.
@@ -135,7 +136,9 @@ export const endpointRecord = z
 export const errorBody = z
   .object({
     error: z.object({
-      code: z.string().meta({ example: 'VALIDATION_ERROR' }),
+      code: z
+        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+        .meta({ example: 'VALIDATION_ERROR', description: 'What went wrong; the HTTP status follows from it' }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),

@@ -1589,8 +1589,12 @@ export interface components {
         };
         Error: {
             error: {
-                /** @example VALIDATION_ERROR */
-                code: string;
+                /**
+                 * @description What went wrong; the HTTP status follows from it
+                 * @example VALIDATION_ERROR
+                 * @enum {string}
+                 */
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 details?: {
                     [key: string]: unknown;
