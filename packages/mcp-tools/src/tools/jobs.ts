@@ -40,7 +40,7 @@ export const jobTools = [
       'Creates a job: a named container of endpoints (HTTP requests on schedules). Status starts active. ' +
       'Add endpoints with addEndpoint. The description explains the job and how its endpoints coordinate ' +
       '(the AI planner reads it).',
-    // The spec's createJob takes name and description; updateJob sets a key.
+    // createJob takes name and description, as its documented arguments say; updateJob sets a key.
     input: createJobInput.omit({ key: true }),
     output: job,
     annotations: CHANGE,

@@ -62,7 +62,7 @@ export function configBodyParsers() {
   const readYaml = (req: Request, _res: Response, next: NextFunction) => {
     if (typeof req.body !== 'string' || !req.is(YAML_TYPES)) return next();
     // uniqueKeys: a key given twice is an error, not the last one silently winning.
-    const parsed = parseDocument(req.body, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 100 });
+    const parsed = parseDocument(req.body, { uniqueKeys: true, prettyErrors: true });
     const [error] = parsed.errors;
     if (error) {
       const [line, column] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [null, null];
