@@ -127,7 +127,7 @@ export default tseslint.config(
       '**/node_modules/**',
       '**/dist/**',
       'packages/db/src/generated/**',
-      'services/web/src/api/schema.d.ts',
+      'packages/client/src/schema.d.ts',
       'artifacts/**',
       'coverage/**',
     ],

@@ -20,7 +20,8 @@ export default {
     ],
   },
   moduleNameMapper: {
-    '^@kairos/(core|db|queue|runtime|mcp-tools)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@kairos/(core|db|queue|runtime|mcp-tools|client|cli)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@kairos/client/node$': '<rootDir>/packages/client/src/node/index.ts',
     '^@kairos/db/system$': '<rootDir>/packages/db/src/system.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

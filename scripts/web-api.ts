@@ -1,9 +1,10 @@
 /**
- * `pnpm web:api` writes the web UI's typed API client inputs from the api's route registry:
- *   services/web/src/api/openapi.json  the OpenAPI 3.1 document served at /api/doc
- *   services/web/src/api/schema.d.ts   TypeScript types generated from it by openapi-typescript
- * `pnpm web:api --check` (part of `pnpm test`) fails when either file is out of date, so the UI
- * cannot compile against an API that no longer exists.
+ * `pnpm web:api` writes the typed API client's inputs (`@kairos/client`, used by the web UI, the MCP
+ * tools and the CLI) from the api's route registry:
+ *   packages/client/src/openapi.json  the OpenAPI 3.1 document served at /api/doc
+ *   packages/client/src/schema.d.ts   TypeScript types generated from it by openapi-typescript
+ * `pnpm web:api --check` (part of `pnpm test`) fails when either file is out of date, so no client
+ * compiles against an API that no longer exists.
  *
  * Building the registry needs no database or Redis: connections are created lazily and never used.
  */
@@ -22,9 +23,9 @@ import type { ScheduleNotifier } from '../services/api/src/schedule-notifier.js'
 import type { TestNow } from '../services/api/src/test-now.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const webDir = join(root, 'services/web');
-const jsonPath = join(webDir, 'src/api/openapi.json');
-const typesPath = join(webDir, 'src/api/schema.d.ts');
+const clientDir = join(root, 'packages/client');
+const jsonPath = join(clientDir, 'src/openapi.json');
+const typesPath = join(clientDir, 'src/schema.d.ts');
 const check = process.argv.includes('--check');
 
 const placeholderUrl = 'postgresql://unused@127.0.0.1:1/unused';
@@ -51,7 +52,7 @@ redis.disconnect();
 await db.close();
 
 const generateTypes = (input: string): string =>
-  execFileSync(join(webDir, 'node_modules/.bin/openapi-typescript'), [input], { cwd: webDir, encoding: 'utf8' });
+  execFileSync(join(clientDir, 'node_modules/.bin/openapi-typescript'), [input], { cwd: clientDir, encoding: 'utf8' });
 
 if (check) {
   const stale: string[] = [];
@@ -68,7 +69,7 @@ if (check) {
     console.error(`Out of date: ${stale.join(', ')}. Run \`pnpm web:api\` and commit the result.`);
     process.exit(1);
   }
-  console.log('web API client is up to date');
+  console.log('the API client (@kairos/client) is up to date');
 } else {
   writeFileSync(jsonPath, document);
   writeFileSync(typesPath, generateTypes(jsonPath));

@@ -9,3 +9,4 @@ export * from './tiers.js';
 export * from './planner/index.js';
 export * from './storable.js';
 export * from './rules/index.js';
+export * from './config/index.js';

@@ -2,14 +2,16 @@ import { AppError, newId, notFound, type EndpointConfig, type ResponseRule } fro
 import type { Database } from './client.js';
 import type { Endpoint, Job } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
+import { keyTaken } from './jobs.js';
 
 export type EndpointWithJob = Endpoint & { job: Pick<Job, 'id' | 'status'> };
 const withJob = { job: { select: { id: true, status: true } } } as const;
 
 const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
-function configData(config: EndpointConfig) {
+export function configData(config: EndpointConfig) {
   return {
+    key: config.key,
     name: config.name,
     url: config.url,
     method: config.method,
@@ -35,6 +37,7 @@ function configData(config: EndpointConfig) {
 /** The stored configuration of an endpoint, as the input validators see it. */
 export function endpointConfig(endpoint: Endpoint): EndpointConfig {
   return {
+    key: endpoint.key,
     name: endpoint.name,
     url: endpoint.url,
     method: endpoint.method as EndpointConfig['method'],
@@ -68,10 +71,11 @@ export async function createEndpoint(
   if (job.status === 'archived') {
     throw new AppError('CONFLICT', 'cannot add endpoints to an archived job', { status: job.status });
   }
-  return db.prisma.endpoint.create({
-    data: { id: newId(), accountId, jobId, ...configData(config) },
-    include: withJob,
-  });
+  return db.prisma.endpoint
+    .create({ data: { id: newId(), accountId, jobId, ...configData(config) }, include: withJob })
+    .catch((error: unknown) => {
+      throw keyTaken(error, 'endpoint', config.key);
+    });
 }
 
 export async function getEndpoint(
@@ -92,11 +96,16 @@ export async function listEndpoints(
   db: Database,
   accountId: string,
   jobId: string,
-  query: { limit: number; offset: number; includeArchived: boolean },
+  query: { limit: number; offset: number; includeArchived: boolean; key?: string | undefined },
 ): Promise<{ endpoints: EndpointWithJob[]; total: number }> {
   const job = await db.prisma.job.findFirst({ where: { id: jobId, accountId }, select: { id: true } });
   if (!job) throw notFound('job', jobId);
-  const where = { accountId, jobId, ...(query.includeArchived ? {} : { archivedAt: null }) };
+  const where = {
+    accountId,
+    jobId,
+    ...(query.includeArchived ? {} : { archivedAt: null }),
+    ...(query.key ? { key: query.key } : {}),
+  };
   const [endpoints, total] = await Promise.all([
     db.prisma.endpoint.findMany({
       where,
@@ -147,10 +156,14 @@ export async function updateEndpoint(
   config: EndpointConfig,
   options: { clearIntervalHint: boolean; clearRuleIntervalHint?: boolean },
 ): Promise<EndpointWithJob> {
-  const { count } = await db.prisma.endpoint.updateMany({
-    where: { id: endpointId, accountId, archivedAt: null },
-    data: { ...configData(config), ...(options.clearIntervalHint ? CLEARED_INTERVAL_HINT : {}) },
-  });
+  const { count } = await db.prisma.endpoint
+    .updateMany({
+      where: { id: endpointId, accountId, archivedAt: null },
+      data: { ...configData(config), ...(options.clearIntervalHint ? CLEARED_INTERVAL_HINT : {}) },
+    })
+    .catch((error: unknown) => {
+      throw keyTaken(error, 'endpoint', config.key);
+    });
   if (count === 0) {
     await assertEditable(db, accountId, endpointId);
   }
@@ -170,9 +183,10 @@ export async function archiveEndpoint(
   jobId: string,
   now: Date,
 ): Promise<{ endpoint: EndpointWithJob; changed: boolean }> {
+  // Archiving frees the key: a configuration file may name a new endpoint with it.
   const { count } = await db.prisma.endpoint.updateMany({
     where: { id: endpointId, accountId, jobId, archivedAt: null },
-    data: { archivedAt: now, nextRunAt: null, scheduleVersion: { increment: 1 } },
+    data: { archivedAt: now, key: null, nextRunAt: null, scheduleVersion: { increment: 1 } },
   });
   return { endpoint: await getEndpoint(db, accountId, endpointId, jobId), changed: count > 0 };
 }

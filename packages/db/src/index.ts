@@ -51,3 +51,12 @@ export {
   raiseTestNotification,
   type EmailRecipientsPlan,
 } from './notifications.js';
+export {
+  applyConfigOperations,
+  loadConfigState,
+  withConfigTransaction,
+  type AppliedConfig,
+  type ApplyContext,
+  type ChannelRecipients,
+  type ConfigAuditEvent,
+} from './config.js';

@@ -229,7 +229,10 @@ export async function raiseTestNotification(
   return db.prisma.notification.create({ data: notificationRow({ accountId, endpointId: null, payload }, channel.id) });
 }
 
-function notificationRow(event: RaisedEvent, channelId: string): Prisma.NotificationCreateManyInput & { id: string } {
+export function notificationRow(
+  event: RaisedEvent,
+  channelId: string,
+): Prisma.NotificationCreateManyInput & { id: string } {
   return {
     id: newId(),
     accountId: event.accountId,

@@ -1,15 +1,15 @@
 /**
  * Serves one MCP request over Streamable HTTP in stateless mode: a new server and transport per
  * POST (no session id, no server-initiated stream), answered as plain JSON. The caller decides
- * the ApiClient, so the tools act with the caller's own credentials.
+ * the KairosClient, so the tools act with the caller's own credentials.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { ApiClient } from './api-client.js';
+import type { KairosClient } from '@kairos/client';
 import { createKairosMcpServer } from './server.js';
 
 export async function handleMcpHttpRequest(
-  api: ApiClient,
+  api: KairosClient,
   req: IncomingMessage,
   res: ServerResponse,
   parsedBody: unknown,

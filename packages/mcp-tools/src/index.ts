@@ -1,4 +1,3 @@
-export * from './api-client.js';
 export * from './http.js';
 export type { NotificationChannelInfo, NotificationInfo } from './notification-records.js';
 export * from './resources.js';

@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ApiClient } from './api-client.js';
+import { toApiError, type KairosClient } from '@kairos/client';
 
 export interface KairosGuide {
   name: string;
@@ -45,7 +45,15 @@ const GUIDES_DIR = new URL('./guides/', import.meta.url);
 
 export const readGuide = (guide: KairosGuide): Promise<string> => readFile(new URL(guide.file, GUIDES_DIR), 'utf8');
 
-export function registerKairosResources(server: McpServer, api: ApiClient): void {
+/** The running API's llms.txt (public; not part of the OpenAPI document). */
+async function readLlmsTxt(api: KairosClient): Promise<string> {
+  const response = await api.request('/api/llms.txt', { headers: { accept: 'text/markdown' } });
+  const text = await response.text();
+  if (!response.ok) throw toApiError(response.status, text);
+  return text;
+}
+
+export function registerKairosResources(server: McpServer, api: KairosClient): void {
   server.registerResource(
     'llms-txt',
     LLMS_TXT_URI,
@@ -54,7 +62,7 @@ export function registerKairosResources(server: McpServer, api: ApiClient): void
       description: 'Every API operation, its parameters and responses, in Markdown',
       mimeType: 'text/markdown',
     },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await api.getLlmsTxt() }] }),
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/markdown', text: await readLlmsTxt(api) }] }),
   );
   for (const guide of KAIROS_GUIDES) {
     server.registerResource(

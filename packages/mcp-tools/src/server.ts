@@ -1,10 +1,10 @@
 /**
- * The Kairos MCP server as a library: every tool and resource over one ApiClient. The stdio bin
+ * The Kairos MCP server as a library: every tool and resource over one KairosClient. The stdio bin
  * (services/mcp) and the API's Streamable HTTP mount (/api/mcp) both build it; only their
  * credentials differ (a device-flow token or API key, or the caller's own headers).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ApiClient } from './api-client.js';
+import type { KairosClient } from '@kairos/client';
 import { registerKairosResources } from './resources.js';
 import { KAIROS_TOOLS } from './tools/index.js';
 
@@ -19,7 +19,7 @@ const INSTRUCTIONS =
   'RATE_LIMITED, UNAUTHORIZED).';
 
 export interface KairosMcpServerOptions {
-  api: ApiClient;
+  api: KairosClient;
 }
 
 export function createKairosMcpServer({ api }: KairosMcpServerOptions): McpServer {

@@ -9,7 +9,7 @@
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { KairosApiError, type ApiClient, type Page } from './api-client.js';
+import { KairosApiError, type KairosClient } from '@kairos/client';
 
 type Structured = Record<string, unknown>;
 
@@ -20,7 +20,7 @@ export interface KairosTool {
   input: z.ZodObject;
   output: z.ZodObject | undefined;
   annotations: ToolAnnotations;
-  call(api: ApiClient, args: unknown): Promise<CallToolResult>;
+  call(api: KairosClient, args: unknown): Promise<CallToolResult>;
 }
 
 export interface ToolSpec<I extends z.ZodObject, R> {
@@ -31,14 +31,20 @@ export interface ToolSpec<I extends z.ZodObject, R> {
   output?: z.ZodType<R>;
   /** Defaults: not read-only, not destructive, not idempotent, closed world (only the Kairos API). */
   annotations?: Omit<ToolAnnotations, 'title'>;
-  run(api: ApiClient, args: z.output<I>): Promise<R>;
+  run(api: KairosClient, args: z.output<I>): Promise<R>;
   /** The first line of the text rendering. */
   summarize(result: R): string;
 }
 
-/** With an output schema, the result type is the schema's. */
+/**
+ * With an output schema, the result type is the schema's: what `run` answers (the API's record, typed
+ * by its OpenAPI document) is parsed by it before anyone sees it.
+ */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
-  spec: ToolSpec<I, z.output<O>> & { output: O },
+  spec: Omit<ToolSpec<I, z.output<O>>, 'run'> & {
+    output: O;
+    run(api: KairosClient, args: z.output<I>): Promise<unknown>;
+  },
 ): KairosTool;
 /** Without one, it is what run returns. */
 export function defineTool<I extends z.ZodObject, R extends Structured>(spec: ToolSpec<I, R>): KairosTool;
@@ -161,7 +167,8 @@ export interface ListToolSpec<
   /** Where the result carries the items, and the noun of the summary line. */
   key: K;
   item: T;
-  list(api: ApiClient, args: z.output<I>): Promise<Page<z.output<T>>>;
+  /** A page of the list (fetchPage): its items are parsed by `item`. */
+  list(api: KairosClient, args: z.output<I>): Promise<{ items: unknown[]; total: number }>;
   /** When given, the first SUMMARY_ITEMS items are rendered one a line under the summary line. */
   describeItem?: (item: z.output<T>) => string;
 }
@@ -185,7 +192,7 @@ export function defineListTool<
     annotations: READ_ONLY,
     run: async (api, args) => {
       const { items, total } = await spec.list(api, args);
-      return { ...({ [spec.key]: items } as Items), ...pageInfo(items.length, total, args.offset) };
+      return { ...({ [spec.key]: items as z.output<T>[] } as Items), ...pageInfo(items.length, total, args.offset) };
     },
     summarize: (page) => {
       const items = page[spec.key];

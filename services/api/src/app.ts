@@ -16,6 +16,7 @@ import { requestContext } from './http/request-context.js';
 import { securityHeaders } from './http/security-headers.js';
 import { RouteRegistry } from './http/route.js';
 import { registerBacktestRoutes } from './routes/backtest.js';
+import { CONFIG_PATH, configBodyParsers, registerConfigRoutes } from './routes/config.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -71,6 +72,9 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   // Prometheus scrape (text format, so not a documented JSON route of the registry), before
   // authentication: it has its own optional bearer token, KAIROS_METRICS_TOKEN (docs/operations.md).
   app.get('/metrics', (req, res) => serveMetrics(req, res, { token: deps.config.KAIROS_METRICS_TOKEN }));
+  // Configuration documents: larger, and JSON or YAML (routes/config.ts). Parsed first, so the
+  // general parser below leaves them alone.
+  app.use(CONFIG_PATH, ...configBodyParsers());
   // Parse JSON whatever the declared type says is JSON-ish; a non-JSON body leaves req.body undefined.
   app.use(express.json({ limit: LIMITS.requestBodyMaxBytes, type: ['application/json', 'application/*+json'] }));
   // OAuth endpoints and the server-rendered device page take form posts too.
@@ -123,6 +127,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerAccountRoutes(routes, deps);
   registerAnalysisRoutes(routes, deps);
   registerNotificationRoutes(routes, deps);
+  registerConfigRoutes(routes, deps);
   registerAdminRoutes(routes, deps);
   registerDocsRoutes(router, routes, deps);
   registerMcpRoute(router, deps); // POST /api/mcp: the MCP tools over Streamable HTTP (not a REST route)

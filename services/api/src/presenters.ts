@@ -1,12 +1,5 @@
 /** Stored rows → the API's records (core/schemas/records.ts). Expired hints are shown as absent. */
-import {
-  MASKED_HEADER_VALUE,
-  SENSITIVE_HEADER_PATTERN,
-  backoffMultiplier,
-  describeRuleState,
-  type EndpointRecord,
-  type JobRecord,
-} from '@kairos/core';
+import { backoffMultiplier, describeRuleState, maskHeaders, type EndpointRecord, type JobRecord } from '@kairos/core';
 import type { EndpointWithJob, JobWithCount } from '@kairos/db';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
@@ -14,6 +7,7 @@ const iso = (date: Date | null): string | null => (date ? date.toISOString() : n
 export function toJobRecord(job: JobWithCount): JobRecord {
   return {
     id: job.id,
+    key: job.key,
     name: job.name,
     description: job.description,
     status: job.status,
@@ -23,16 +17,6 @@ export function toJobRecord(job: JobWithCount): JobRecord {
     pausedAt: iso(job.pausedAt),
     archivedAt: iso(job.archivedAt),
   };
-}
-
-export function maskHeaders(headers: Record<string, string> | null): Record<string, string> | null {
-  if (!headers) return null;
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [
-      name,
-      SENSITIVE_HEADER_PATTERN.test(name) ? MASKED_HEADER_VALUE : value,
-    ]),
-  );
 }
 
 export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): EndpointRecord {
@@ -51,6 +35,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
   return {
     id: endpoint.id,
     jobId: endpoint.jobId,
+    key: endpoint.key,
     name: endpoint.name,
     description: endpoint.description,
     url: endpoint.url,

@@ -33,6 +33,8 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   adminUpdateAccount: () => ({ tier: 'enterprise' }),
   updateAccountSettings: () => ({ aiSchedulingEnabled: false }),
   createNotificationChannel: () => ({ name: 'sample', type: 'webhook', url: 'https://hooks.test.invalid/' }),
+  planConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
+  applyConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
 };
 
 let harness: ApiHarness;

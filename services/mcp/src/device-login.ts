@@ -10,9 +10,16 @@
  * The person sees the verification link and user code on stderr (never stdout: it carries the
  * protocol) and in the error of a tool call made while the sign-in waits.
  */
-import { KairosApiError, type CredentialHeaders, type CredentialProvider } from '@kairos/mcp-tools';
-import { pollForToken, requestDeviceCode, type DeviceCode, type DeviceFlowOptions } from './device-flow.js';
-import { isTokenLive, type StoredToken, type TokenStore } from './token-store.js';
+import { KairosApiError, type CredentialHeaders, type CredentialProvider } from '@kairos/client';
+import {
+  isTokenLive,
+  pollForToken,
+  requestDeviceCode,
+  type DeviceCode,
+  type DeviceFlowOptions,
+  type StoredToken,
+  type TokenStore,
+} from '@kairos/client/node';
 
 export interface DeviceLoginOptions extends DeviceFlowOptions {
   store: TokenStore;

@@ -5,16 +5,11 @@
  */
 import { hostname } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
-  ApiClient,
-  KAIROS_MCP_SERVER_VERSION,
-  KAIROS_TOOL_NAMES,
-  apiKeyCredentials,
-  createKairosMcpServer,
-} from '@kairos/mcp-tools';
+import { apiKeyCredentials, createKairosClient } from '@kairos/client';
+import { TokenStore } from '@kairos/client/node';
+import { KAIROS_MCP_SERVER_VERSION, KAIROS_TOOL_NAMES, createKairosMcpServer } from '@kairos/mcp-tools';
 import { loadMcpConfig } from './config.js';
 import { DEFAULT_LOGIN_WAIT_MS, DeviceLogin } from './device-login.js';
-import { TokenStore } from './token-store.js';
 
 export const log = (message: string): void => {
   process.stderr.write(`kairos-mcp: ${message}\n`);
@@ -39,7 +34,7 @@ export async function runStdioServer(options: StdioServerOptions = {}): Promise<
         loginWaitMs: options.loginWaitMs ?? DEFAULT_LOGIN_WAIT_MS,
         log,
       });
-  const api = new ApiClient({
+  const api = createKairosClient({
     baseUrl: config.apiUrl,
     credentials: deviceLogin ?? apiKeyCredentials(config.apiKey!),
     userAgent: `kairos-mcp/${KAIROS_MCP_SERVER_VERSION}`,

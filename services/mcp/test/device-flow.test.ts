@@ -6,11 +6,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KairosApiError } from '@kairos/mcp-tools';
+import { KairosApiError } from '@kairos/client';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
-import { DEVICE_GRANT_TYPE, DeviceFlowError, pollForToken, requestDeviceCode } from '../src/device-flow.js';
+import { DEVICE_GRANT_TYPE, DeviceFlowError, TokenStore, pollForToken, requestDeviceCode } from '@kairos/client/node';
 import { DeviceLogin } from '../src/device-login.js';
-import { TokenStore } from '../src/token-store.js';
 
 interface Answer {
   status: number;

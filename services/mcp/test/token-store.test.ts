@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TokenStore, type StoredToken } from '../src/token-store.js';
+import { TokenStore, type StoredToken } from '@kairos/client/node';
 
 const API = 'http://127.0.0.1:3000';
 const NOW = new Date('2026-11-21T12:00:00.000Z');

@@ -7,6 +7,20 @@ export const trimmedName = z
   .min(1, 'must not be empty')
   .max(LIMITS.nameMaxLength, `must be at most ${LIMITS.nameMaxLength} characters`);
 
+/**
+ * A key: the stable name a configuration file gives a job (unique per account) or an endpoint (unique
+ * per job), so the file names the same resource in every account and after every rename. Lower case,
+ * like a DNS label, so keys compare as they read.
+ */
+export const RESOURCE_KEY_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const resourceKey = z
+  .string()
+  .regex(
+    RESOURCE_KEY_PATTERN,
+    'must be a key: 1 to 63 lower-case letters, digits, - and _, starting with a letter or a digit',
+  )
+  .meta({ description: 'Stable name for configuration files (a slug)', example: 'nightly-export' });
+
 export const descriptionText = z
   .string()
   .max(LIMITS.descriptionMaxLength, `must be at most ${LIMITS.descriptionMaxLength} characters`);

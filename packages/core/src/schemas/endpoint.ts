@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
 import { autoPauseAfterFailures } from './auto-pause.js';
-import { descriptionText, trimmedName } from './common.js';
+import { descriptionText, resourceKey, trimmedName } from './common.js';
 import {
   checkResponseRules,
   responseRules,
@@ -21,9 +21,11 @@ import {
 import {
   HTTP_METHODS,
   LIMITS,
+  MASKED_HEADER_VALUE,
   METHODS_WITH_BODY,
   RESERVED_HEADER_NAMES,
   RETRY_LIMITS,
+  SENSITIVE_HEADER_PATTERN,
   type HttpMethod,
 } from './limits.js';
 
@@ -160,6 +162,7 @@ export type RetrySettings = z.infer<typeof retrySettings>;
 
 /** Every input field, all optional: the create schema requires some, the patch schema none. */
 const endpointFields = {
+  key: resourceKey.nullable().meta({ description: 'Stable name for configuration files, unique per job' }),
   name: trimmedName,
   url: urlValue,
   method: methodValue,
@@ -223,6 +226,7 @@ const endpointFields = {
 export const createEndpointInput = z
   .strictObject({
     ...endpointFields,
+    key: endpointFields.key.optional(),
     name: endpointFields.name,
     url: endpointFields.url,
     method: endpointFields.method,
@@ -263,6 +267,8 @@ export type UpdateEndpointInput = z.infer<typeof updateEndpointInput>;
 
 /** The complete, normalised configuration of an endpoint (what is stored). */
 export interface EndpointConfig {
+  /** The configuration files' name for it (unique per job); null: none. */
+  key: string | null;
   name: string;
   url: string;
   method: HttpMethod;
@@ -290,6 +296,30 @@ export interface EndpointConfig {
   body: EndpointBody | null;
 }
 export type EndpointBody = string | Record<string, unknown> | unknown[];
+
+/** What a created endpoint has where its input is silent (name, url and method are always given). */
+export const ENDPOINT_DEFAULTS: Readonly<EndpointConfig> = {
+  key: null,
+  name: '',
+  url: '',
+  method: 'GET',
+  description: null,
+  baselineIntervalMs: null,
+  baselineCron: null,
+  timezone: 'UTC',
+  minIntervalMs: null,
+  maxIntervalMs: null,
+  jitterMs: 0,
+  autoPauseAfterFailures: null,
+  timeoutMs: LIMITS.timeoutDefaultMs,
+  maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
+  retry: null,
+  propagateTrace: true,
+  successWhen: null,
+  rules: null,
+  headers: null,
+  body: null,
+};
 
 export interface FieldIssue {
   field: string;
@@ -325,31 +355,11 @@ export function applyEndpointInput(
   const raw = input as Record<string, unknown>;
   const headers = pickAlias<Record<string, string>>(raw, 'headersJson', 'headers', issues);
   const body = pickAlias<EndpointBody>(raw, 'bodyJson', 'body', issues);
-  const current: EndpointConfig = base ?? {
-    name: '',
-    url: '',
-    method: 'GET',
-    description: null,
-    baselineIntervalMs: null,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    jitterMs: 0,
-    autoPauseAfterFailures: null,
-    timeoutMs: LIMITS.timeoutDefaultMs,
-    maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
-    retry: null,
-    propagateTrace: true,
-    successWhen: null,
-    rules: null,
-    headers: null,
-    body: null,
-  };
-  const config: EndpointConfig = { ...current };
+  const config: EndpointConfig = { ...(base ?? ENDPOINT_DEFAULTS) };
   const assign = <K extends keyof EndpointConfig>(key: K, value: EndpointConfig[K] | undefined) => {
     if (value !== undefined) config[key] = value;
   };
+  assign('key', input.key);
   assign('name', input.name);
   assign('url', input.url);
   assign('method', input.method);
@@ -445,6 +455,36 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
     });
   }
   return issues;
+}
+
+/** Headers as every response shows them: sensitive values replaced by the mask. */
+export function maskHeaders(headers: Record<string, string> | null): Record<string, string> | null {
+  if (!headers) return null;
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      SENSITIVE_HEADER_PATTERN.test(name) ? MASKED_HEADER_VALUE : value,
+    ]),
+  );
+}
+
+/**
+ * A masked header value sent back keeps the stored secret (clients can send back what they read).
+ * Returns the names still masked: those with no stored value to keep.
+ */
+export function keepMaskedHeaders(next: EndpointConfig, stored: EndpointConfig | null): string[] {
+  if (!next.headers) return [];
+  const storedByName = new Map(
+    Object.entries(stored?.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
+  );
+  const unknown: string[] = [];
+  for (const [name, value] of Object.entries(next.headers)) {
+    if (value !== MASKED_HEADER_VALUE) continue;
+    const previous = storedByName.get(name.toLowerCase());
+    if (previous !== undefined) next.headers[name] = previous;
+    else unknown.push(name);
+  }
+  return unknown;
 }
 
 function byteLength(body: EndpointBody): number {

@@ -1,3 +1,4 @@
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 /**
  * Response records: what the API returns (and the MCP server and the UI consume). The spec names
  * a minimum; the full records below are our documented choice.
@@ -14,6 +15,7 @@ const nullableTime = isoTime.nullable();
 export const jobRecord = z
   .object({
     id: z.string(),
+    key: z.string().nullable().meta({ description: 'Stable name for configuration files; null: none' }),
     name: z.string(),
     description: z.string().nullable(),
     status: z.enum(JOB_STATUSES),
@@ -53,6 +55,7 @@ export const endpointRecord = z
   .object({
     id: z.string(),
     jobId: z.string(),
+    key: z.string().nullable().meta({ description: 'Stable name for configuration files; null: none' }),
     name: z.string(),
     description: z.string().nullable(),
     url: z.string(),
@@ -133,7 +136,9 @@ export const endpointRecord = z
 export const errorBody = z
   .object({
     error: z.object({
-      code: z.string().meta({ example: 'VALIDATION_ERROR' }),
+      code: z
+        .enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]])
+        .meta({ example: 'VALIDATION_ERROR', description: 'What went wrong; the HTTP status follows from it' }),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
     }),

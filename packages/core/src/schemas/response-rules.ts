@@ -208,29 +208,32 @@ export const responseRule = z
   .meta({ id: 'ResponseRule' });
 export type ResponseRule = z.infer<typeof responseRule>;
 
-export const responseRules = z
-  .array(responseRule)
-  .max(RESPONSE_RULE_LIMITS.rulesMax, `at most ${RESPONSE_RULE_LIMITS.rulesMax} rules`)
-  .superRefine((rules, ctx) => {
-    const seen = new Set<string>();
-    rules.forEach((rule, index) => {
-      if (seen.has(rule.name))
-        ctx.addIssue({ code: 'custom', path: [index, 'name'], message: 'rule names must differ' });
-      seen.add(rule.name);
+/** A list of rules as the API takes it; configuration files use it with rules naming siblings by key. */
+export const ruleListOf = <Rule extends z.ZodType<{ name: string }>>(rule: Rule) =>
+  z
+    .array(rule)
+    .max(RESPONSE_RULE_LIMITS.rulesMax, `at most ${RESPONSE_RULE_LIMITS.rulesMax} rules`)
+    .superRefine((rules, ctx) => {
+      const seen = new Set<string>();
+      rules.forEach((rule, index) => {
+        if (seen.has(rule.name))
+          ctx.addIssue({ code: 'custom', path: [index, 'name'], message: 'rule names must differ' });
+        seen.add(rule.name);
+      });
     });
-  })
-  .meta({
-    description:
-      'Evaluated in order after every scheduled run, at no token cost; every matching rule acts (the first ' +
-      'interval and the first pause win). Each run records the names in rulesMatched. Default null: no rules',
-    example: [
-      {
-        name: 'backlog high',
-        when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] },
-        then: { intervalMs: 60000 },
-      },
-    ],
-  });
+
+export const responseRules = ruleListOf(responseRule).meta({
+  description:
+    'Evaluated in order after every scheduled run, at no token cost; every matching rule acts (the first ' +
+    'interval and the first pause win). Each run records the names in rulesMatched. Default null: no rules',
+  example: [
+    {
+      name: 'backlog high',
+      when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] },
+      then: { intervalMs: 60000 },
+    },
+  ],
+});
 
 /** What checkResponseRules needs beyond the endpoint: its id, the account's minimum and its job's endpoints. */
 export interface ResponseRulesContext {

@@ -1,3 +1,4 @@
+import { unwrap } from '@kairos/client';
 import { analysisSessionRecord, analysisSessionsPage, listAnalysisSessionsQuery } from '@kairos/core';
 import { z } from 'zod';
 import {
@@ -22,7 +23,9 @@ export const analysisTools = [
     output: withNextOffsetOutput(analysisSessionsPage),
     annotations: READ_ONLY,
     run: async (api, { id, ...query }) => {
-      const page = await api.listAnalysisSessions(id, query);
+      const page = await unwrap(
+        api.GET('/api/endpoints/{endpointId}/analysis-sessions', { params: { path: { endpointId: id }, query } }),
+      );
       return { ...page, nextOffset: pageInfo(page.sessions.length, page.total, query.offset).nextOffset };
     },
     summarize: (page) => describePage('analysis sessions', page.sessions.length, page),
@@ -36,7 +39,8 @@ export const analysisTools = [
     input: z.strictObject({ id: idArg('analysis session') }),
     output: asOutput(analysisSessionRecord),
     annotations: READ_ONLY,
-    run: (api, args) => api.getAnalysisSession(args.id),
+    run: (api, args) =>
+      unwrap(api.GET('/api/analysis-sessions/{sessionId}', { params: { path: { sessionId: args.id } } })),
     summarize: (session) =>
       `Analysis ${session.id} ${session.status}: ${session.toolsCalled.length} tool calls, ` +
       `${session.actionsApplied.filter((action) => action.applied).length} changes applied.` +

@@ -11,7 +11,7 @@ import {
   type EndpointRecord,
 } from '@kairos/core';
 import { z } from 'zod';
-import type { ApiClient } from '../api-client.js';
+import { fetchPage, unwrap, type KairosClient } from '@kairos/client';
 import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
 
 const endpointId = idArg('endpoint');
@@ -41,8 +41,11 @@ const RESPONSE_RULES_HELP =
   '$durationMs; op eq, ne, gt, gte, lt, lte, exists, missing, contains, matches (RE2). Try them first with ' +
   'backtestEndpoint.';
 
-const jobOf = async (api: ApiClient, id: string, given: string | undefined) =>
-  given ?? (await api.getEndpoint(id)).jobId;
+const getEndpoint = (api: KairosClient, endpointId: string) =>
+  unwrap(api.GET('/api/endpoints/{endpointId}', { params: { path: { endpointId } } }));
+
+const jobOf = async (api: KairosClient, id: string, given: string | undefined) =>
+  given ?? (await getEndpoint(api, id)).jobId;
 
 export const endpointTools = [
   defineTool({
@@ -66,7 +69,8 @@ export const endpointTools = [
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,
     annotations: CHANGE,
-    run: (api, { jobId: job, ...input }) => api.createEndpoint(job, input),
+    run: (api, { jobId, ...body }) =>
+      unwrap(api.POST('/api/jobs/{jobId}/endpoints', { params: { path: { jobId } }, body })),
     summarize: (record) => `Added. ${describeSchedule(record)}.`,
   }),
   defineListTool({
@@ -80,7 +84,14 @@ export const endpointTools = [
     }),
     key: 'endpoints',
     item: endpointRecord,
-    list: (api, { jobId: job, ...query }) => api.listEndpoints(job, query),
+    list: (api, { jobId, includeArchived, ...paging }) =>
+      fetchPage(
+        (page) =>
+          api.GET('/api/jobs/{jobId}/endpoints', {
+            params: { path: { jobId }, query: { ...page, includeArchived: includeArchived ? 'true' : 'false' } },
+          }),
+        paging,
+      ),
   }),
   defineTool({
     name: 'getEndpoint',
@@ -91,7 +102,7 @@ export const endpointTools = [
     input: z.strictObject({ id: endpointId }),
     output: endpoint,
     annotations: READ_ONLY,
-    run: (api, args) => api.getEndpoint(args.id),
+    run: (api, args) => getEndpoint(api, args.id),
     summarize: (record) => `${describeSchedule(record)}.`,
   }),
   defineTool({
@@ -107,7 +118,13 @@ export const endpointTools = [
     input: z.strictObject({ id: endpointId, jobId: parentJobId, ...updateEndpointInput.shape }),
     output: endpoint,
     annotations: IDEMPOTENT_CHANGE,
-    run: async (api, { id, jobId: job, ...input }) => api.updateEndpoint(await jobOf(api, id, job), id, input),
+    run: async (api, { id, jobId: job, ...body }) =>
+      unwrap(
+        api.PATCH('/api/jobs/{jobId}/endpoints/{endpointId}', {
+          params: { path: { jobId: await jobOf(api, id, job), endpointId: id } },
+          body,
+        }),
+      ),
     summarize: (record) => `Updated. ${describeSchedule(record)}.`,
   }),
   defineTool({
@@ -121,7 +138,8 @@ export const endpointTools = [
     input: z.strictObject({ id: endpointId, ...backtestInput.shape }),
     output: asOutput(backtestResultRecord),
     annotations: READ_ONLY,
-    run: (api, { id, ...input }) => api.backtestEndpoint(id, input),
+    run: (api, { id, ...body }) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/backtest', { params: { path: { endpointId: id } }, body })),
     summarize: (result) =>
       `Replayed ${result.runsReplayed} runs: ${result.statusChanges.length} would change status ` +
       `(${result.replayed.successCount} successes against ${result.recorded.successCount} recorded); ` +
@@ -135,7 +153,12 @@ export const endpointTools = [
     input: z.strictObject({ id: endpointId, jobId: parentJobId }),
     output: z.object({ success: z.literal(true), endpoint: endpointRecord }),
     annotations: { ...IDEMPOTENT_CHANGE, destructiveHint: true },
-    run: async (api, { id, jobId: job }) => api.archiveEndpoint(await jobOf(api, id, job), id),
+    run: async (api, { id, jobId: job }) =>
+      unwrap(
+        api.POST('/api/jobs/{jobId}/endpoints/{endpointId}/archive', {
+          params: { path: { jobId: await jobOf(api, id, job), endpointId: id } },
+        }),
+      ),
     summarize: (result) => `Archived endpoint "${result.endpoint.name}" (${result.endpoint.id}).`,
   }),
   defineTool({
@@ -147,7 +170,8 @@ export const endpointTools = [
     input: z.strictObject({ id: endpointId, ...pauseEndpointInput.shape }),
     output: asOutput(pauseResult),
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, { id, ...input }) => api.pauseEndpoint(id, input),
+    run: (api, { id, ...body }) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/pause', { params: { path: { endpointId: id } }, body })),
     summarize: (result) =>
       `${result.pausedUntil ? `Paused until ${result.pausedUntil}.` : 'Resumed.'} ${describeSchedule(result.endpoint)}.`,
   }),

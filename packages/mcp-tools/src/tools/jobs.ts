@@ -1,6 +1,7 @@
 import { createJobInput, jobRecord, listJobsQuery, updateJobInput, type JobRecord } from '@kairos/core';
 import { z } from 'zod';
-import type { JobAction } from '../api-client.js';
+import { fetchPage, unwrap } from '@kairos/client';
+import type { JobAction } from '@kairos/core';
 import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
 
 const jobId = idArg('job');
@@ -39,10 +40,11 @@ export const jobTools = [
       'Creates a job: a named container of endpoints (HTTP requests on schedules). Status starts active. ' +
       'Add endpoints with addEndpoint. The description explains the job and how its endpoints coordinate ' +
       '(the AI planner reads it).',
-    input: z.strictObject(createJobInput.shape),
+    // createJob takes name and description, as its documented arguments say; updateJob sets a key.
+    input: createJobInput.omit({ key: true }),
     output: job,
     annotations: CHANGE,
-    run: (api, args) => api.createJob(args),
+    run: (api, body) => unwrap(api.POST('/api/jobs', { body })),
     summarize: (record) => `Created job "${record.name}" (${record.id}), status ${record.status}.`,
   }),
   defineListTool({
@@ -52,7 +54,8 @@ export const jobTools = [
     input: z.strictObject(listJobsQuery.shape),
     key: 'jobs',
     item: jobRecord,
-    list: (api, args) => api.listJobs(args),
+    list: (api, { offset, limit, ...filter }) =>
+      fetchPage((page) => api.GET('/api/jobs', { params: { query: { ...filter, ...page } } }), { offset, limit }),
   }),
   defineTool({
     name: 'getJob',
@@ -61,7 +64,7 @@ export const jobTools = [
     input: z.strictObject({ id: jobId }),
     output: job,
     annotations: READ_ONLY,
-    run: (api, args) => api.getJob(args.id),
+    run: (api, args) => unwrap(api.GET('/api/jobs/{jobId}', { params: { path: { jobId: args.id } } })),
     summarize: (record) => `${describeJob(record)}, with ${record.endpointCount} endpoints.`,
   }),
   defineTool({
@@ -71,7 +74,7 @@ export const jobTools = [
     input: z.strictObject({ id: jobId, ...updateJobInput.shape }),
     output: job,
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, { id, ...input }) => api.updateJob(id, input),
+    run: (api, { id, ...body }) => unwrap(api.PATCH('/api/jobs/{jobId}', { params: { path: { jobId: id } }, body })),
     summarize: (record) => `Updated job "${record.name}" (${record.id}).`,
   }),
   ...(Object.entries(ACTIONS) as [JobAction, (typeof ACTIONS)[JobAction]][]).map(([action, doc]) =>
@@ -82,7 +85,7 @@ export const jobTools = [
       input: z.strictObject({ id: jobId }),
       output: jobActionResult,
       annotations: { ...IDEMPOTENT_CHANGE, destructiveHint: doc.destructive },
-      run: (api, args) => api.changeJob(args.id, action),
+      run: (api, args) => unwrap(api.POST(`/api/jobs/{jobId}/${action}`, { params: { path: { jobId: args.id } } })),
       summarize: (result) => `${describeJob(result.job)}.`,
     }),
   ),

@@ -3,6 +3,7 @@
  * combination (a URL for webhook and slack, recipients for email); the input here is one flat
  * object because MCP tool inputs are plain objects.
  */
+import { fetchPage, unwrap, type Schemas } from '@kairos/client';
 import {
   CONFIRMATION_NOTIFICATION_EVENT,
   FAILURE_SETTING_RANGE,
@@ -42,7 +43,9 @@ export const notificationTools = [
     }),
     output: notificationChannelRecord,
     annotations: CHANGE,
-    run: (api, input) => api.createNotificationChannel(input),
+    // A flat input (MCP clients handle one object best); the API checks it against the type's fields.
+    run: (api, body) =>
+      unwrap(api.POST('/api/notification-channels', { body: body as Schemas['CreateNotificationChannelInput'] })),
     summarize: (channel) => `Created ${channel.type} channel "${channel.name}" (${channel.id}).`,
   }),
   defineListTool({
@@ -52,7 +55,8 @@ export const notificationTools = [
     input: z.strictObject(paging),
     key: 'channels',
     item: notificationChannelRecord,
-    list: (api, args) => api.listNotificationChannels(args),
+    list: (api, paging) =>
+      fetchPage((page) => api.GET('/api/notification-channels', { params: { query: page } }), paging),
   }),
   defineTool({
     name: 'deleteNotificationChannel',
@@ -61,7 +65,8 @@ export const notificationTools = [
     input: z.strictObject({ channelId }),
     output: z.object({ success: z.literal(true), channel: notificationChannelRecord }),
     annotations: { ...CHANGE, destructiveHint: true },
-    run: (api, { channelId: id }) => api.deleteNotificationChannel(id),
+    run: (api, { channelId }) =>
+      unwrap(api.DELETE('/api/notification-channels/{channelId}', { params: { path: { channelId } } })),
     summarize: (result) => `Deleted channel "${result.channel.name}".`,
   }),
   defineTool({
@@ -74,7 +79,8 @@ export const notificationTools = [
     input: z.strictObject({ channelId }),
     output: notificationRecord,
     annotations: CHANGE,
-    run: (api, { channelId: id }) => api.testNotificationChannel(id),
+    run: (api, { channelId }) =>
+      unwrap(api.POST('/api/notification-channels/{channelId}/test', { params: { path: { channelId } } })),
     summarize: describeDelivery,
   }),
   defineListTool({
@@ -93,7 +99,11 @@ export const notificationTools = [
     }),
     key: 'notifications',
     item: notificationRecord,
-    list: (api, args) => api.listNotifications(args),
+    list: (api, { offset, limit, ...filter }) =>
+      fetchPage((page) => api.GET('/api/notifications', { params: { query: { ...filter, ...page } } }), {
+        offset,
+        limit,
+      }),
   }),
   defineTool({
     name: 'setFailureThresholds',
@@ -108,7 +118,7 @@ export const notificationTools = [
       autoPauseAfterFailures: failures.nullable().optional(),
     }),
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, input) => api.updateAccountSettings(input),
+    run: async (api, body) => (await unwrap(api.PATCH('/api/account/settings', { body }))).settings,
     summarize: (settings) =>
       `Failing after ${settings.notifyFailureThreshold} consecutive failures; auto-pause ` +
       (settings.autoPauseAfterFailures === null ? 'off by default.' : `after ${settings.autoPauseAfterFailures}.`),

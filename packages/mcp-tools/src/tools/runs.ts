@@ -1,3 +1,4 @@
+import { fetchPage, unwrap } from '@kairos/client';
 import {
   dashboardQuery,
   dashboardRecord,
@@ -28,7 +29,14 @@ export const runTools = [
     input: z.strictObject({ id: idArg('endpoint'), ...listRunsQuery.shape }),
     key: 'runs',
     item: runRecord,
-    list: (api, { id, ...query }) => api.listEndpointRuns(id, query),
+    list: (api, { id, offset, limit, ...filter }) =>
+      fetchPage(
+        (page) =>
+          api.GET('/api/endpoints/{endpointId}/runs', {
+            params: { path: { endpointId: id }, query: { ...filter, ...page } },
+          }),
+        { offset, limit },
+      ),
     describeItem: describeRun,
   }),
   defineTool({
@@ -38,7 +46,7 @@ export const runTools = [
     input: z.strictObject({ id: idArg('run') }),
     output: asOutput(runRecord),
     annotations: READ_ONLY,
-    run: (api, args) => api.getRun(args.id),
+    run: (api, args) => unwrap(api.GET('/api/runs/{runId}', { params: { path: { runId: args.id } } })),
     summarize: describeRun,
   }),
   defineTool({
@@ -50,7 +58,8 @@ export const runTools = [
     input: z.strictObject({ id: idArg('endpoint'), ...endpointHealthQuery.shape }),
     output: asOutput(endpointHealthRecord),
     annotations: READ_ONLY,
-    run: (api, { id, ...query }) => api.getEndpointHealth(id, query),
+    run: (api, { id, ...query }) =>
+      unwrap(api.GET('/api/endpoints/{endpointId}/health', { params: { path: { endpointId: id }, query } })),
     summarize: (health) =>
       `${health.totalRuns} runs in ${health.sinceHours} h, ${health.successRate}% successful, ` +
       `avg ${health.avgDurationMs} ms, failure streak ${health.failureStreak}.`,
@@ -66,7 +75,8 @@ export const runTools = [
     output: asOutput(testRunResultRecord),
     // It calls the endpoint's URL: an outside system.
     annotations: { ...CHANGE, openWorldHint: true },
-    run: (api, args) => api.testEndpoint(args.id),
+    run: (api, args) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/test', { params: { path: { endpointId: args.id } } })),
     summarize: (result) =>
       `Test run ${result.runId} ${result.status}` +
       (result.statusCode === null ? '' : `, HTTP ${result.statusCode}`) +
@@ -83,7 +93,7 @@ export const runTools = [
     input: z.strictObject(dashboardQuery.shape),
     output: asOutput(dashboardRecord),
     annotations: READ_ONLY,
-    run: (api, args) => api.getDashboard(args),
+    run: (api, query) => unwrap(api.GET('/api/dashboard', { params: { query } })),
     summarize: (stats) =>
       `${stats.range.startDate} to ${stats.range.endDate}: ${stats.totals.jobs} jobs, ${stats.totals.endpoints} ` +
       `endpoints, ${stats.totals.runs} runs (${stats.successRate}% successful), ` +

@@ -1,3 +1,4 @@
+import { unwrap } from '@kairos/client';
 import {
   SCHEDULING_LIMITS,
   clearHintsResult,
@@ -38,7 +39,8 @@ export const schedulingTools = [
     input: z.strictObject({ id: endpointId, ...intervalHintInput.shape }),
     output: asOutput(intervalHintResult),
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, { id, ...input }) => api.applyIntervalHint(id, input),
+    run: (api, { id, ...body }) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/hints/interval', { params: { path: { endpointId: id } }, body })),
     summarize: (result) =>
       `Interval hint set: every ${result.clampedIntervalMs} ms (requested ${result.intervalMs}) until ${result.expiresAt}. ` +
       `${describeSchedule(result.endpoint)}.`,
@@ -68,11 +70,16 @@ export const schedulingTools = [
     output: asOutput(oneShotHintResult),
     annotations: IDEMPOTENT_CHANGE,
     run: (api, { id, nextRunInMs, ttlMinutes, reason }) =>
-      api.scheduleOneShot(id, {
-        nextRunAt: new Date(Date.now() + nextRunInMs).toISOString(),
-        ttlMinutes: ttlMinutes ?? oneShotTtlMinutes(nextRunInMs),
-        reason,
-      }),
+      unwrap(
+        api.POST('/api/endpoints/{endpointId}/hints/oneshot', {
+          params: { path: { endpointId: id } },
+          body: {
+            nextRunAt: new Date(Date.now() + nextRunInMs).toISOString(),
+            ttlMinutes: ttlMinutes ?? oneShotTtlMinutes(nextRunInMs),
+            reason,
+          },
+        }),
+      ),
     summarize: (result) =>
       `One-shot run scheduled at ${result.nextRunAt} (hint expires ${result.expiresAt}). ${describeSchedule(result.endpoint)}.`,
   }),
@@ -85,7 +92,8 @@ export const schedulingTools = [
     input: z.strictObject({ id: endpointId }),
     output: asOutput(clearHintsResult),
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, args) => api.clearHints(args.id),
+    run: (api, args) =>
+      unwrap(api.DELETE('/api/endpoints/{endpointId}/hints', { params: { path: { endpointId: args.id } } })),
     summarize: (result) => `Hints cleared. ${describeSchedule(result.endpoint)}.`,
   }),
   defineTool({
@@ -95,7 +103,8 @@ export const schedulingTools = [
     input: z.strictObject({ id: endpointId }),
     output: asOutput(resetFailuresResult),
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, args) => api.resetFailures(args.id),
+    run: (api, args) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/reset-failures', { params: { path: { endpointId: args.id } } })),
     summarize: (result) => `Failure count reset to ${result.failureCount}. ${describeSchedule(result.endpoint)}.`,
   }),
 ];

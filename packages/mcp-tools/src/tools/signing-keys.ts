@@ -1,10 +1,10 @@
 import { SIGNING_KEY_GRACE_MAX_MINUTES } from '@kairos/core';
 import { z } from 'zod';
-import type { IssuedSigningKey } from '../api-client.js';
+import { unwrap, type Schemas } from '@kairos/client';
 import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, defineTool } from '../tool.js';
 
 const noArguments = z.strictObject({});
-const issuedSummary = (key: IssuedSigningKey) =>
+const issuedSummary = (key: Schemas['IssuedSigningKey']) =>
   `New signing key ${key.keyPrefix}… (shown only now): store rawKey where your endpoints verify X-Service-Signature.` +
   (key.previousExpiresAt
     ? ` The previous key ${key.previousKeyPrefix}… keeps signing beside it until ${key.previousExpiresAt}.`
@@ -20,7 +20,7 @@ export const signingKeyTools = [
       'Outbound requests carry X-Service-Signature: sha256=HMAC-SHA256(key, "<X-Service-Timestamp>.<body>").',
     input: noArguments,
     annotations: READ_ONLY,
-    run: (api) => api.getSigningKey(),
+    run: (api) => unwrap(api.GET('/api/signing-keys')),
     summarize: (info) =>
       info.hasKey
         ? `Signing key ${info.keyPrefix}… created ${info.createdAt}, rotated ${info.rotatedAt ?? 'never'}.` +
@@ -37,7 +37,7 @@ export const signingKeyTools = [
       'at setup, so this is refused with CONFLICT unless the key was never created; use rotateSigningKey.',
     input: noArguments,
     annotations: CHANGE,
-    run: (api) => api.createSigningKey(),
+    run: (api) => unwrap(api.POST('/api/signing-keys')),
     summarize: issuedSummary,
   }),
   defineTool({
@@ -50,7 +50,7 @@ export const signingKeyTools = [
       'NOT_FOUND when the account has no key.',
     input: noArguments,
     annotations: { ...CHANGE, destructiveHint: true },
-    run: (api) => api.rotateSigningKey(),
+    run: (api) => unwrap(api.POST('/api/signing-keys/rotate')),
     summarize: issuedSummary,
   }),
   defineTool({
@@ -64,7 +64,8 @@ export const signingKeyTools = [
       minutes: z.number().int().min(0).max(SIGNING_KEY_GRACE_MAX_MINUTES).describe('Grace window in minutes'),
     }),
     annotations: IDEMPOTENT_CHANGE,
-    run: (api, { minutes }) => api.setSigningKeyGraceMinutes(minutes),
+    run: async (api, { minutes }) =>
+      (await unwrap(api.PATCH('/api/account/settings', { body: { signingKeyGraceMinutes: minutes } }))).settings,
     summarize: (settings) =>
       settings.signingKeyGraceMinutes === 0
         ? 'No grace window: a rotation makes the old key invalid at once.'
@@ -78,7 +79,7 @@ export const signingKeyTools = [
       'NOT_FOUND when no previous key is in its grace window.',
     input: noArguments,
     annotations: { ...CHANGE, destructiveHint: true },
-    run: (api) => api.revokePreviousSigningKey(),
+    run: (api) => unwrap(api.POST('/api/signing-keys/revoke-previous')),
     summarize: (info) => `Only the current signing key ${info.keyPrefix}… signs now.`,
   }),
 ];

@@ -31,22 +31,12 @@ import {
 import { resolveMasterKey } from '@kairos/runtime';
 import { issueSignInLink } from '../auth/local-admin.js';
 import { loadCliConfig } from '../config.js';
+import { OPERATOR_USAGE, QUOTA_OPTIONS } from './usage.js';
 
 const TIERS = ['free', 'pro', 'enterprise'] as const;
 const ROLES = ['operator', 'member'] as const;
-/** Keys of accounts.quotaOverrides (core/tiers.ts, runRetentionDays included). */
-const QUOTA_OPTIONS = Object.keys(quotaOverridesInput.shape) as (keyof typeof quotaOverridesInput.shape)[];
 const USAGE = `usage:
-  kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] [--json]
-  kairos login-link [--email <email>] [--json]
-  kairos keys create --account <accountId> --name <name> [--json]
-  kairos keys revoke <keyId> [--json]
-  kairos users set-role --email <email> --role operator|member [--json]
-  kairos accounts set-tier <accountId> --tier free|pro|enterprise [--json]
-  kairos accounts set-quota <accountId> --<quota> <n|default> ... [--json]
-      quotas: ${QUOTA_OPTIONS.join(', ')}
-  kairos accounts disable <accountId> [--json]
-  kairos accounts enable <accountId> [--json]`;
+${OPERATOR_USAGE}`;
 
 class UsageError extends Error {}
 

@@ -53,6 +53,8 @@ export interface HandlerResult {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A media type other than JSON (the body is then sent as the text it is, e.g. YAML). */
+  type?: string;
 }
 
 export interface RegisteredRoute {
@@ -113,7 +115,9 @@ export class RouteRegistry {
       if (spec.refusesAccessTokens && req.auth?.actor.type === 'access_token') throw accessTokenRefused();
       const result = await handler({ params, query, body, auth: req.auth as AuthContext, req, res });
       for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
-      res.status(result.status ?? 200).json(result.body);
+      res.status(result.status ?? 200);
+      if (result.type) res.type(result.type).send(result.body);
+      else res.json(result.body);
     });
   }
 }

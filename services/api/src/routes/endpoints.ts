@@ -1,12 +1,13 @@
 import {
   AppError,
   LIMITS,
-  MASKED_HEADER_VALUE,
   applyEndpointInput,
   checkResponseRules,
   createEndpointInput,
+  keepMaskedHeaders,
   endpointRecord,
   pagingQuery,
+  resourceKey,
   updateEndpointInput,
   type EndpointConfig,
 } from '@kairos/core';
@@ -36,21 +37,12 @@ const listEndpointsQuery = pagingQuery(LIMITS.listDefaultLimit).extend({
     .default('false')
     .transform((value) => value === 'true')
     .meta({ description: 'Include archived endpoints (default false)' }),
+  key: resourceKey.optional().meta({ description: 'Only the endpoint with this key' }),
 });
 
 const endpointActionResult = z
   .object({ success: z.literal(true), endpoint: endpointRecord })
   .meta({ id: 'EndpointActionResult' });
-
-/** A masked header value sent back unchanged keeps the stored secret (clients can PATCH what they read). */
-function keepMaskedHeaders(next: EndpointConfig, stored: EndpointConfig): void {
-  if (!next.headers || !stored.headers) return;
-  const storedByName = new Map(Object.entries(stored.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  for (const [name, value] of Object.entries(next.headers)) {
-    const previous = storedByName.get(name.toLowerCase());
-    if (value === MASKED_HEADER_VALUE && previous !== undefined) next.headers[name] = previous;
-  }
-}
 
 /**
  * The response-rule checks that read the job and the account: runEndpoint names another unarchived

@@ -29,9 +29,14 @@ export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
       operationId: 'createJob',
       summary: 'Create a job',
       tags,
-      description: 'Refused with 403 QUOTA_EXCEEDED (quota maxJobs) when the account has its maximum of jobs.',
+      description:
+        'Refused with 403 QUOTA_EXCEEDED (quota maxJobs) when the account has its maximum of jobs; 409 CONFLICT ' +
+        '(details.field key) when another job of the account has the key.',
       body: createJobInput,
-      responses: { 201: { description: 'The new job (status active)', schema: jobRecord }, ...errorResponses(400) },
+      responses: {
+        201: { description: 'The new job (status active)', schema: jobRecord },
+        ...errorResponses(400, 409),
+      },
     },
     async ({ auth, body }) => {
       await assertJobQuota(db, await deps.accountLimits.get(auth.accountId), auth.accountId);

@@ -9,7 +9,8 @@
  * here (it would need CSRF tokens on every tool call): 401.
  */
 import { AppError } from '@kairos/core';
-import { ApiClient, KAIROS_MCP_SERVER_VERSION, handleMcpHttpRequest, staticCredentials } from '@kairos/mcp-tools';
+import { createKairosClient, staticCredentials } from '@kairos/client';
+import { KAIROS_MCP_SERVER_VERSION, handleMcpHttpRequest } from '@kairos/mcp-tools';
 import type { Request, Response, Router } from 'express';
 import type { ApiDeps } from './deps.js';
 
@@ -42,8 +43,11 @@ export function registerMcpRoute(router: Router, deps: ApiDeps): void {
     if (!credentials) {
       throw new AppError('UNAUTHORIZED', 'the MCP endpoint needs x-api-key or Authorization: Bearer <access token>');
     }
-    const api = new ApiClient({
+    const api = createKairosClient({
       baseUrl: loopbackUrl(req),
+      // The caller's own rate limit answers 429 to the caller's tool call; waiting here would hold
+      // the request open for the caller's whole window.
+      retry: false,
       credentials: staticCredentials(credentials),
       headers: req.requestId ? { 'x-request-id': req.requestId } : {},
       userAgent: `kairos-mcp-http/${KAIROS_MCP_SERVER_VERSION}`,

@@ -6,20 +6,15 @@
  * (KAIROS_SMTP_URL on the api and the executors): without it they are refused with 409.
  */
 import {
-  AppError,
   CONFIRMATION_NOTIFICATION_EVENT,
   NOTIFICATION_CHANNEL_TYPES,
   NOTIFICATION_EVENTS,
   NOTIFICATION_LIMITS,
   NOTIFICATION_STATUSES,
-  RECIPIENT_CONFIRMATION_TTL_MS,
   createNotificationChannelInput,
   isId,
   newId,
   pagingQuery,
-  recipientConfirmationUrl,
-  type CreateNotificationChannelInput,
-  type NotificationPayload,
 } from '@kairos/core';
 import {
   createNotificationChannel,
@@ -27,9 +22,7 @@ import {
   getNotificationChannel,
   listNotificationChannels,
   listNotifications,
-  listVerifiedUserEmails,
   raiseTestNotification,
-  type EmailRecipientsPlan,
   type Notification,
   type NotificationChannel,
 } from '@kairos/db';
@@ -38,6 +31,13 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
+import {
+  CONFIRMATION_MAILS,
+  TEST_SENDS,
+  assertEmailAvailable,
+  planRecipients,
+  spendAccountBucket,
+} from '../notification-recipients.js';
 import type { RateLimit } from '../rate-limit.js';
 import { errorResponses, isoOrNull, isoTime, pageHeaderDocs, pageHeaders } from './common.js';
 import type { ApiDeps } from './deps.js';
@@ -126,71 +126,11 @@ function toNotificationRecord(row: Notification): z.output<typeof notificationRe
   };
 }
 
-/** Test notifications per account: NOTIFICATION_LIMITS.testSendsPerHour, all at once, then spread. */
-const TEST_SENDS: RateLimit = {
-  requestsPerMinute: NOTIFICATION_LIMITS.testSendsPerHour / 60,
-  burst: NOTIFICATION_LIMITS.testSendsPerHour,
-};
-/** Confirmation mails per account: NOTIFICATION_LIMITS.confirmationMailsPerDay, all at once, then spread. */
-const CONFIRMATION_MAILS: RateLimit = {
-  requestsPerMinute: NOTIFICATION_LIMITS.confirmationMailsPerDay / 1440,
-  burst: NOTIFICATION_LIMITS.confirmationMailsPerDay,
-};
-
 export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps): void {
   const tags = ['Notifications'];
-  /**
-   * Takes `cost` from the account's bucket `name` (the api's Redis token buckets, rate-limit.ts), or
-   * answers 429 with Retry-After. Test sends and confirmation mails go out through the operator's SMTP
-   * server and the executors: limits of their own, far below the request rate. Redis failing lets
-   * them pass, as it does the request limit.
-   */
-  const spend = async (res: Response, accountId: string, name: string, limit: RateLimit, cost: number) => {
-    if (cost === 0) return;
-    const decision = await deps.rateLimiter
-      .take(`${name}:account:${accountId}`, limit, deps.now().getTime(), cost)
-      .catch((error: Error) => {
-        deps.logger.warn(`${name} limit not checked`, { error: error.message });
-        return null;
-      });
-    if (!decision || decision.allowed) return;
-    res.setHeader('Retry-After', String(decision.retryAfterSec));
-    throw new AppError('RATE_LIMITED', `too many ${name.replaceAll('-', ' ')}: retry in ${decision.retryAfterSec} s`, {
-      retryAfterSeconds: decision.retryAfterSec,
-    });
-  };
+  const spend = (res: Response, accountId: string, name: string, limit: RateLimit, cost: number) =>
+    spendAccountBucket(deps, res, accountId, name, limit, cost);
 
-  /**
-   * An email channel's recipients: the account's verified users receive at once, each other address
-   * gets a confirmation mail. Its link goes to KAIROS_PUBLIC_URL, never to the request's Host header: a
-   * link to a host the tenant chose would hand them the signature.
-   */
-  const planRecipients = async (
-    accountId: string,
-    input: Extract<CreateNotificationChannelInput, { type: 'email' }>,
-  ): Promise<EmailRecipientsPlan> => {
-    const verified = new Set(await listVerifiedUserEmails(deps.db, accountId));
-    const channelId = newId();
-    const now = deps.now();
-    const expiresAt = new Date(now.getTime() + RECIPIENT_CONFIRMATION_TTL_MS);
-    const baseUrl = deps.config.KAIROS_PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`;
-    const pending = input.recipients.filter((recipient) => !verified.has(recipient.toLowerCase()));
-    return {
-      channelId,
-      confirmedRecipients: input.recipients.filter((recipient) => verified.has(recipient.toLowerCase())),
-      confirmations: pending.map((recipient): NotificationPayload => ({
-        type: CONFIRMATION_NOTIFICATION_EVENT,
-        timestamp: now.toISOString(),
-        data: {
-          channelId,
-          recipient,
-          expiresAt: expiresAt.toISOString(),
-          // Without its signature: the executor signs it into the mail (core/signing/recipient-confirmation.ts).
-          confirmUrl: recipientConfirmationUrl(baseUrl, { channelId, recipient, expiresAt }),
-        },
-      })),
-    };
-  };
   // Created at the first test send: registering routes connects to nothing (pnpm web:api builds them offline).
   let queue: NotificationQueue | null = null;
   const publish = async (ids: string[]) => {
@@ -230,14 +170,9 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
       },
     },
     async ({ auth, body, res }) => {
-      if (body.type === 'email' && !deps.config.KAIROS_SMTP_URL) {
-        throw new AppError(
-          'CONFLICT',
-          'email notifications are not available: the server has no SMTP settings (KAIROS_SMTP_URL, KAIROS_SMTP_FROM)',
-          { type: 'email' },
-        );
-      }
-      const plan = body.type === 'email' ? await planRecipients(auth.accountId, body) : undefined;
+      if (body.type === 'email') assertEmailAvailable(deps);
+      const plan =
+        body.type === 'email' ? await planRecipients(deps, auth.accountId, newId(), body.recipients) : undefined;
       await spend(res, auth.accountId, 'confirmation-mails', CONFIRMATION_MAILS, plan?.confirmations.length ?? 0);
       const { channel, confirmationIds } = await createNotificationChannel(deps.db, auth.accountId, body, plan);
       if (confirmationIds.length > 0) await publish(confirmationIds);

@@ -1,38 +1,28 @@
 /**
- * The typed API client. Types come from schema.d.ts, generated from the api's OpenAPI document
- * (`pnpm web:api`; `pnpm test` fails when it is stale), so a renamed field breaks the build.
- * The browser authenticates with the session cookie; every write carries the CSRF token the api
- * sets in the readable `kairos_csrf` cookie (services/api/src/auth/sessions.ts).
+ * The web UI's API client: `@kairos/client` (types generated from the api's OpenAPI document by
+ * `pnpm web:api`; `pnpm test` fails when they are stale, so a renamed field breaks the build) on the
+ * page's own origin. The browser authenticates with the session cookie; every write carries the
+ * CSRF token the api sets in the readable `kairos_csrf` cookie (services/api/src/auth/sessions.ts).
  */
-import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import { KairosApiError, createKairosClient, toApiError, type FieldIssue, type Schemas } from '@kairos/client';
+import type { Middleware } from 'openapi-fetch';
 
-export type Schemas = components['schemas'];
+export type { FieldIssue, Schemas };
 
-export interface FieldIssue {
-  field: string;
-  message: string;
-}
+/** An API error in the API's shape ({ error: { code, message, details } }), or a network failure (status 0). */
+export class ApiError extends KairosApiError {
+  declare readonly status: number;
 
-/** An API error in the spec's shape ({ error: { code, message, details } }), or a network failure (status 0). */
-export class ApiError extends Error {
   constructor(
-    readonly status: number,
-    readonly code: string,
+    status: number,
+    code: string,
     message: string,
-    readonly issues: FieldIssue[] = [],
+    issues: FieldIssue[] = [],
     /** The error's details as the API sent them (e.g. `field` and `limit` of QUOTA_EXCEEDED). */
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
   ) {
-    super(message);
+    super(code as KairosApiError['code'], message, status, issues.length > 0 ? { ...details, issues } : details);
     this.name = 'ApiError';
-  }
-
-  /** The first message per field, for showing errors beside form inputs. */
-  fieldErrors(): Record<string, string> {
-    const errors: Record<string, string> = {};
-    for (const issue of this.issues) if (issue.field && !errors[issue.field]) errors[issue.field] = issue.message;
-    return errors;
   }
 }
 
@@ -56,14 +46,8 @@ const csrf: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createKairosClient({ baseUrl: '', requestCredentials: 'same-origin' });
 api.use(csrf);
-
-function toApiError(status: number, body: unknown): ApiError {
-  const error = (body as { error?: { code?: string; message?: string; details?: { issues?: FieldIssue[] } } })?.error;
-  if (error?.code) return new ApiError(status, error.code, error.message ?? error.code, error.details?.issues ?? []);
-  return new ApiError(status, 'HTTP_ERROR', `The server answered ${status}.`);
-}
 
 /** Awaits an openapi-fetch call: the data on success, else throws an ApiError. */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
@@ -73,6 +57,9 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   } catch (error) {
     throw new ApiError(0, 'NETWORK', `Kairos could not be reached: ${(error as Error).message}`);
   }
-  if (!result.response.ok) throw toApiError(result.response.status, result.error);
+  if (!result.response.ok) {
+    const error = toApiError(result.response.status, result.error);
+    throw new ApiError(error.status ?? 0, error.code, error.message, error.issues, error.details);
+  }
   return result.data as T;
 }

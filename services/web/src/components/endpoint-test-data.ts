@@ -7,6 +7,7 @@ export function buildEndpoint(overrides: Partial<Endpoint> = {}): Endpoint {
   return {
     id: 'e1',
     jobId: 'j1',
+    key: null,
     name: 'Check backlog',
     description: null,
     url: 'https://example.com/backlog',

@@ -7,6 +7,7 @@ import type { Job } from './job-queries';
 
 const job: Job = {
   id: 'job_1',
+  key: null,
   name: 'Nightly exports',
   description: 'Exports orders',
   status: 'active',

@@ -50,7 +50,7 @@ export interface paths {
         put?: never;
         /**
          * Create a job
-         * @description Refused with 403 QUOTA_EXCEEDED (quota maxJobs) when the account has its maximum of jobs.
+         * @description Refused with 403 QUOTA_EXCEEDED (quota maxJobs) when the account has its maximum of jobs; 409 CONFLICT (details.field key) when another job of the account has the key.
          */
         post: operations["createJob"];
         delete?: never;
@@ -934,6 +934,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/config/schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The configuration document's JSON Schema
+         * @description For editors (YAML and JSON language servers) to complete and check a kairos.yaml. Public.
+         */
+        get: operations["getConfigSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's configuration as a document
+         * @description Every job that is not archived with its endpoints, and the notification channels. Jobs and endpoints without a key are named by a key derived from their name; applying the export sets it. Sensitive header values are ********, which keeps the stored value when applied: an export holds no secrets, and applying it changes nothing (plan: no changes). format=yaml answers application/yaml.
+         */
+        get: operations["exportConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What applying a document would change
+         * @description Changes nothing. The body is a configuration document (apiVersion kairos/v1; JSON, or YAML with Content-Type application/yaml; JSON Schema at /api/config/schema.json): jobs by key with their endpoints by key (the endpoint input fields; rules name runEndpoint targets by key) and notification channels by name. A section left out is not managed. A field left out of an endpoint is its default. A header value ******** keeps the stored value. 400 VALIDATION_ERROR names the document path (jobs[1].endpoints[0].baselineIntervalMs) in details.field and every problem in details.issues; 403 QUOTA_EXCEEDED as the single routes answer it, with details.path.
+         */
+        post: operations["planConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/config/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the account match a document
+         * @description Plans as POST /api/config/plan does, then makes every change in one transaction: all or nothing. Each change is recorded in the audit log (job.created, endpoint.updated … with via config) with a config.applied summary. Applying the same document again changes nothing (applied false). Deleting archives jobs and endpoints (and frees their keys) and deletes channels. Pauses, hints and job status are not configuration: apply leaves them as they are. The body is a configuration document (apiVersion kairos/v1; JSON, or YAML with Content-Type application/yaml; JSON Schema at /api/config/schema.json): jobs by key with their endpoints by key (the endpoint input fields; rules name runEndpoint targets by key) and notification channels by name. A section left out is not managed. A field left out of an endpoint is its default. A header value ******** keeps the stored value. 400 VALIDATION_ERROR names the document path (jobs[1].endpoints[0].baselineIntervalMs) in details.field and every problem in details.issues; 403 QUOTA_EXCEEDED as the single routes answer it, with details.path.
+         */
+        post: operations["applyConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/accounts": {
         parameters: {
             query?: never;
@@ -984,13 +1064,22 @@ export interface components {
             name: string;
             /** @description Explains the job and how its endpoints coordinate */
             description?: string;
+            /**
+             * @description Stable name for configuration files, unique per account
+             * @example nightly-export
+             */
+            key?: string;
         };
         UpdateJobInput: {
             name?: string;
             /** @description null clears it */
             description?: string | null;
+            /** @description Stable name, unique per account; null clears it */
+            key?: string | null;
         };
         CreateEndpointInput: {
+            /** @description Stable name for configuration files, unique per job */
+            key?: string | null;
             name: string;
             /**
              * @description HTTP URL to call
@@ -1171,6 +1260,8 @@ export interface components {
         };
         /** @description Any subset of the endpoint input fields; null clears an optional field */
         UpdateEndpointInput: {
+            /** @description Stable name for configuration files, unique per job */
+            key?: string | null;
             name?: string;
             /**
              * @description HTTP URL to call
@@ -1337,6 +1428,117 @@ export interface components {
             /** @description Email addresses (the server sends with the SMTP settings of its environment). An address that is not a verified user of the account receives a confirmation link first, and nothing else until it confirms */
             recipients: string[];
         };
+        /**
+         * Kairos configuration
+         * @description Jobs with their endpoints (by key) and notification channels (by name). Sensitive header values read "********" in an export: that value keeps the stored one.
+         */
+        ConfigDocument: {
+            /** @constant */
+            apiVersion: "kairos/v1";
+            /** @description The jobs; left out: jobs are not managed by this document */
+            jobs?: components["schemas"]["ConfigJob"][];
+            /** @description Notification channels, named by name; left out: channels are not managed by this document */
+            notificationChannels?: components["schemas"]["CreateNotificationChannelInput"][];
+        };
+        /** @description A job and its endpoints */
+        ConfigJob: {
+            /**
+             * @description Names the job in the account (stable across renames and accounts)
+             * @example nightly-export
+             */
+            key: string;
+            /**
+             * @description What the job is
+             * @example Nightly exports
+             */
+            name: string;
+            description?: string | null;
+            endpoints?: components["schemas"]["ConfigEndpoint"][];
+        };
+        /** @description An endpoint: the endpoint input fields, named by key */
+        ConfigEndpoint: {
+            /**
+             * @description Names the endpoint in its job (stable across renames and accounts)
+             * @example nightly-export
+             */
+            key: string;
+            name: string;
+            /**
+             * @description HTTP URL to call
+             * @example https://example.com/hooks/export
+             */
+            url: string;
+            /**
+             * @description HTTP method (case-insensitive on input)
+             * @enum {string}
+             */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description Natural-language instructions for the planner */
+            description?: string | null;
+            /**
+             * @description Milliseconds between runs (exactly one of this or baselineCron)
+             * @example 60000
+             */
+            baselineIntervalMs?: number | null;
+            /**
+             * @description Cron expression, five fields (exactly one of this or baselineIntervalMs)
+             * @example *\/5 * * * *
+             */
+            baselineCron?: string | null;
+            /** @description IANA time zone for baselineCron (default UTC) */
+            timezone?: string;
+            /** @description Safety floor on the interval between runs */
+            minIntervalMs?: number | null;
+            /** @description Ceiling on the interval between runs */
+            maxIntervalMs?: number | null;
+            /**
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs
+             * @example 0
+             */
+            jitterMs?: number;
+            autoPauseAfterFailures?: number | null;
+            /** @description Request timeout, whole request including the body (default 30000) */
+            timeoutMs?: number;
+            /** @description Response bytes kept; larger bodies are truncated and flagged (default 100) */
+            maxResponseSizeKb?: number;
+            retry?: components["schemas"]["RetrySettings"] | null;
+            successWhen?: components["schemas"]["SuccessWhen"] | null;
+            rules?: {
+                /**
+                 * @description Shown in runs' rulesMatched, as the pause reason and in ruleState
+                 * @example backlog high
+                 */
+                name: string;
+                when: components["schemas"]["RuleCondition"];
+                then: {
+                    /**
+                     * @description Run every intervalMs while the rule keeps matching: an interval hint with origin rule, clamped to minIntervalMs/maxIntervalMs, renewed by each matching run and ended by the first run that does not match. Interval-baseline endpoints only. With several, the first matching rule wins
+                     * @example 60000
+                     */
+                    intervalMs?: number;
+                    /** @description Pause the endpoint for pauseMs from the run's end, with the rule's name as reason */
+                    pauseMs?: number;
+                    /**
+                     * @description Run this other endpoint of the same job once now: its key in this document
+                     * @example nightly-export
+                     */
+                    runEndpoint?: string;
+                    /**
+                     * @description Start a planner analysis of this endpoint now, within the planner spacing, AI budget and AI switch
+                     * @constant
+                     */
+                    analyse?: true;
+                };
+            }[] | null;
+            /** @description Send the execution's W3C trace context (traceparent, tracestate) with the request, so the target's own tracing joins the trace. Only when the deployment has OpenTelemetry tracing on (OTEL_EXPORTER_OTLP_ENDPOINT); without it no trace header is ever sent. Default true; false opts this endpoint out */
+            propagateTrace?: boolean;
+            headersJson?: {
+                [key: string]: string;
+            } | null;
+            bodyJson?: (string | {
+                [key: string]: unknown;
+            } | unknown[]) | null;
+        };
         UpdateAccountInput: {
             /** @enum {string} */
             tier?: "free" | "pro" | "enterprise";
@@ -1364,6 +1566,8 @@ export interface components {
         };
         Job: {
             id: string;
+            /** @description Stable name for configuration files; null: none */
+            key: string | null;
             name: string;
             description: string | null;
             /** @enum {string} */
@@ -1385,8 +1589,12 @@ export interface components {
         };
         Error: {
             error: {
-                /** @example VALIDATION_ERROR */
-                code: string;
+                /**
+                 * @description What went wrong; the HTTP status follows from it
+                 * @example VALIDATION_ERROR
+                 * @enum {string}
+                 */
+                code: "VALIDATION_ERROR" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -1401,6 +1609,8 @@ export interface components {
         Endpoint: {
             id: string;
             jobId: string;
+            /** @description Stable name for configuration files; null: none */
+            key: string | null;
             name: string;
             description: string | null;
             url: string;
@@ -2243,6 +2453,38 @@ export interface components {
              */
             createdAt: string;
         };
+        ConfigPlan: {
+            changes: components["schemas"]["ConfigChange"][];
+            /** @description Resources the document names that are as it says */
+            unchanged: number;
+            prune: boolean;
+        };
+        ConfigChange: {
+            /** @enum {string} */
+            action: "create" | "update" | "delete";
+            /** @enum {string} */
+            kind: "job" | "endpoint" | "notificationChannel";
+            /** @description orders (a job key), orders/check (job/endpoint keys) or a channel name */
+            address: string;
+            /** @description Where the document names it, e.g. jobs[0].endpoints[1] */
+            path: string | null;
+            /** @description The resource id (after apply, also of created ones) */
+            id: string | null;
+            /** @description update: each field that differs, before and after (sensitive header values masked) */
+            fields: {
+                field: string;
+                before: unknown;
+                after: unknown;
+            }[];
+        };
+        ConfigApplyResult: {
+            changes: components["schemas"]["ConfigChange"][];
+            /** @description Resources the document names that are as it says */
+            unchanged: number;
+            prune: boolean;
+            /** @description false: nothing to change, nothing written */
+            applied: boolean;
+        };
         AdminAccount: {
             id: string;
             name: string;
@@ -2353,6 +2595,8 @@ export interface operations {
                 offset?: number;
                 /** @description Only jobs in this status */
                 status?: "active" | "paused" | "archived";
+                /** @description Only the job with this key */
+                key?: string;
             };
             header?: never;
             path?: never;
@@ -2453,6 +2697,15 @@ export interface operations {
             };
             /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2824,6 +3077,8 @@ export interface operations {
                 offset?: number;
                 /** @description Include archived endpoints (default false) */
                 includeArchived?: "true" | "false";
+                /** @description Only the endpoint with this key */
+                key?: string;
             };
             header?: never;
             path: {
@@ -5683,6 +5938,235 @@ export interface operations {
             };
             /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConfigSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Schema (draft 2020-12) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    exportConfig: {
+        parameters: {
+            query?: {
+                /** @description json (default) or yaml */
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    planConfig: {
+        parameters: {
+            query?: {
+                /** @description Also delete what the document leaves out (within the sections it has) */
+                prune?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigDocument"];
+                "application/yaml": components["schemas"]["ConfigDocument"];
+            };
+        };
+        responses: {
+            /** @description The changes and how many resources are unchanged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigPlan"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyConfig: {
+        parameters: {
+            query?: {
+                /** @description Also delete what the document leaves out (within the sections it has) */
+                prune?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfigDocument"];
+                "application/yaml": components["schemas"]["ConfigDocument"];
+            };
+        };
+        responses: {
+            /** @description The changes made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigApplyResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -49,7 +49,7 @@ export class TokenStore {
     }
     const parsed = storedToken.safeParse(parseJson(text));
     if (!parsed.success) {
-      this.warn(`ignoring the token file ${this.path}: not a Kairos MCP token`);
+      this.warn(`ignoring the token file ${this.path}: not a Kairos token file`);
       return null;
     }
     const token = parsed.data;
@@ -60,7 +60,7 @@ export class TokenStore {
   async write(token: StoredToken): Promise<void> {
     const dir = dirname(this.path);
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const temporary = join(dir, `.mcp-token-${randomBytes(6).toString('hex')}.tmp`);
+    const temporary = join(dir, `.kairos-token-${randomBytes(6).toString('hex')}.tmp`);
     const handle = await open(temporary, 'wx', 0o600);
     try {
       await handle.writeFile(`${JSON.stringify(token, null, 2)}\n`, 'utf8');

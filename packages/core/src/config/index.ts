@@ -1,0 +1,5 @@
+export * from './document.js';
+export * from './export.js';
+export { DOCUMENT_ENDPOINT_FIELDS } from './fields.js';
+export * from './keys.js';
+export * from './plan.js';
