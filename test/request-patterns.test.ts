@@ -17,7 +17,9 @@ import fc from 'fast-check';
 import ts from 'typescript';
 import { SENSITIVE_HEADER_PATTERN } from '../packages/core/src/schemas/limits.js';
 import { HEADER_NAME, HEADER_VALUE } from '../packages/core/src/schemas/endpoint.js';
-import { timestamp } from '../packages/core/src/schemas/common.js';
+import { RESOURCE_KEY_PATTERN, timestamp } from '../packages/core/src/schemas/common.js';
+import { slugKey } from '../packages/core/src/config/keys.js';
+import { parseLinkHeader } from '../packages/client/src/paging.js';
 import { calendarDate } from '../packages/core/src/schemas/runs.js';
 import { emailAddress } from '../packages/core/src/schemas/notifications.js';
 import { ISO_TIME } from '../packages/core/src/planner/tools.js';
@@ -90,6 +92,17 @@ const PATTERNS: RequestPattern[] = [
     run: (input) => timestamp.safeParse(input),
     covers: ['packages/core/src/schemas/common.ts: z.iso.datetime'],
     prefixes: ['2026-11-21T12:00', '2026-11-21T12:00:00.'],
+  },
+  { name: 'keys of jobs and endpoints', pattern: RESOURCE_KEY_PATTERN, prefixes: ['a', 'a-'] },
+  {
+    name: 'keys derived from names (configuration export and plan)',
+    run: (input) => slugKey(input, 'fallback'),
+    covers: [
+      'packages/core/src/config/keys.ts: /[^a-z0-9]+/g',
+      'packages/core/src/config/keys.ts: /^-+|-+$/g',
+      'packages/core/src/config/keys.ts: /-+$/',
+    ],
+    prefixes: ['-', 'a-'],
   },
   {
     name: 'dashboard dates (z.iso.date)',
@@ -172,6 +185,17 @@ const PATTERNS: RequestPattern[] = [
     covers: ['services/executor/src/http/response-body.ts: /^\\uFEFF/'],
     prefixes: ['\uFEFF'],
   },
+  // packages/client: the Link header of the server it is pointed at.
+  {
+    name: 'Link header of a list (client paging)',
+    run: parseLinkHeader,
+    covers: [
+      'packages/client/src/paging.ts: /<([^>]*)>\\s*((?:;\\s*[^;,]+)*)/g',
+      'packages/client/src/paging.ts: /;\\s*rel="?([^";]+)"?/',
+      'packages/client/src/paging.ts: /\\s+/',
+    ],
+    prefixes: ['<a>', '<a>;', '<a>; rel=', '<a>; rel="'],
+  },
   // packages/runtime: request paths seen by the tracing hook.
   { name: 'paths tracing skips', pattern: UNTRACED_PATHS, prefixes: ['/healthz'] },
 ];
@@ -187,8 +211,12 @@ const NOT_REQUEST_INPUT: Record<string, string> = {
   'services/mcp/src/config.ts: /^https?$/': 'KAIROS_URL (environment)',
   'services/mcp/src/config.ts: /\\/+$/': 'KAIROS_URL (environment)',
   'services/mcp/src/config.ts: z.url': 'KAIROS_URL (environment)',
-  'services/mcp/src/token-store.ts: z.iso.datetime': "the MCP server's own token file",
-  'packages/mcp-tools/src/api-client.ts: /\\/+$/': "the MCP server's configured api URL",
+  'packages/client/src/node/token-store.ts: z.iso.datetime': "the client's own token file",
+  'packages/client/src/client.ts: /\\/+$/': "the client's configured base URL",
+  'packages/cli/src/session.ts: /\\/+$/': "the CLI's configured base URL",
+  'packages/cli/src/cli.ts: /^y(es)?$/i': "the CLI user's own answer at a prompt",
+  'packages/cli/src/commands.ts: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i':
+    "the CLI user's own arguments",
   'services/executor/src/config.ts: /^\\d+(,\\d+)*$/': 'EXECUTOR_SHARDS (environment)',
   'services/executor/src/config.ts: z.url': 'KAIROS_SMTP_URL (environment)',
   'services/executor/src/call-span.ts: /:$/': "a parsed URL's protocol ('http:' or 'https:')",
@@ -211,6 +239,8 @@ const SCANNED = [
   'services/executor/src',
   'packages/core/src',
   'packages/mcp-tools/src',
+  'packages/client/src',
+  'packages/cli/src',
   'packages/runtime/src',
 ];
 
