@@ -3,8 +3,8 @@
  * DATABASE_URL / REDIS_URL, scripts/start.mjs starts private stores from the machine's binaries on
  * free ports with their data under KAIROS_HOME (a scratch directory here; .kairos by default), never
  * touching the machine's own PostgreSQL and Redis. The operator CLI finds them (stores.json), a run
- * against a 127.0.0.1 test server is recorded, SIGTERM stops everything (stores included), and a
- * second start finds the run again. KAIROS_STORES=external refuses a store that does not answer.
+ * against a 127.0.0.1 test server is recorded, a store killed with SIGKILL is restarted by the
+ * supervisor, SIGTERM stops everything (stores included), and a second start finds the run again. KAIROS_STORES=external refuses a store that does not answer.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -175,6 +175,23 @@ it('runs on embedded stores, records a run, stops them with the service and keep
     1000,
   );
   expect(target.requests.some((request) => request.url === '/ping')).toBe(true);
+
+  // A store that crashes is restarted by the supervisor, like a service, and the api is ready again.
+  const storeCommand = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  const redisPid = storePids.find((pid) => storeCommand(pid).includes('redis-server'))!;
+  process.kill(redisPid, 'SIGKILL');
+  const newRedisPid = await waitFor(
+    'a new embedded redis-server',
+    () =>
+      childrenOf(first.child.pid!).find(
+        (pid) => pid !== redisPid && isAlive(pid) && storeCommand(pid).includes('redis-server'),
+      ),
+    30_000,
+  );
+  await waitFor('a ready api after the store came back', () => answers200(ports.api, '/readyz'), 60_000, 500);
+  expect(output).toContain('kairos: redis exited unexpectedly');
+  seenPids.add(newRedisPid);
+  storePids.splice(storePids.indexOf(redisPid), 1, newRedisPid);
 
   await stopService(first.child, storePids);
 
