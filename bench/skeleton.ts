@@ -1,5 +1,5 @@
 /**
- * The reference shape (issue #14): what a durable scheduler in the shape Kairos's architecture
+ * The reference shape: what a durable scheduler in the shape Kairos's architecture
  * prescribes costs before any of Kairos's own work, in two processes of its own against the same target:
  *
  *   scheduler → delayed BullMQ job → executor → run-completed → scheduler
@@ -19,7 +19,7 @@
  *   job is due later after the first), SKELETON_CALLS (calls at once: the executor's default call slots).
  *   SKELETON_CALL_THREAD=1: the executor makes its calls in a worker thread (skeleton-call-thread.ts).
  *   SKELETON_KAIROS: Kairos's own parts put into the shape one step at a time, to say which of them costs
- *   what (issue #14, "which cost is left"): `call` makes each call through Kairos's callEndpoint (the
+ *   what ("which cost is left"): `call` makes each call through Kairos's callEndpoint (the
  *   request signed with the account's key, SKELETON_MASTER_KEY; the call's trace check; services/executor/
  *   src/http: the request's preparation, the egress check, got's stream, the stored body) and records
  *   execute.ts's toRun; `call,admission` (with SKELETON_PLAN) also admits and records through Kairos's

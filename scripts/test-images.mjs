@@ -445,7 +445,7 @@ async function main() {
     if (!arrival) fail('run recorded but the target saw no request');
     const scheduledAt = Date.parse(recorded.scheduledAt);
     const lagMs = Date.parse(recorded.startedAt) - scheduledAt;
-    // "On time": the first run is due on creation; 10 s covers a loaded 2-core machine (the spec's
+    // "On time": the first run is due on creation; 10 s covers a loaded 2-core machine (the
     // dispatch-lag target is far below it, measured by the benchmark, not here).
     if (scheduledAt - createdAt > 10_000 || lagMs > 10_000 || arrival.at - scheduledAt > 10_000) {
       fail(

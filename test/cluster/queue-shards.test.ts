@@ -1,5 +1,5 @@
 /**
- * Issue #15 on a real Redis Cluster (test/redis-cluster.ts: three masters, three replicas on
+ * Queue shards on a real Redis Cluster (test/redis-cluster.ts: three masters, three replicas on
  * loopback): the engine (scheduler + executor, in-process) runs with KAIROS_QUEUE_SHARDS=3 through
  * an ioredis Cluster connection. Checks: every endpoint runs on time; the shards' keys sit on all
  * three masters; a manual failover of a master (CLUSTER FAILOVER on its replica) loses no

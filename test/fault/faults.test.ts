@@ -1,5 +1,5 @@
 /**
- * The fault suite (issue #12): the four services under `pnpm start`'s supervisor, a steady load of
+ * The fault suite: the four services under `pnpm start`'s supervisor, a steady load of
  * 30 endpoints every second against a local target, and one fault at a time — kill -9 of each
  * service, Redis restarted empty, Redis connections killed, PostgreSQL restarted, then targets that
  * hang, reset mid-body, answer NUL or invalid UTF-8, or send oversized headers. Each fault prints a

@@ -3,7 +3,7 @@
  * "unsupported Unicode escape sequence") and refuses a lone UTF-16 surrogate in jsonb (JSON.stringify
  * writes it as the escape "\ud800", which jsonb rejects). One such character in a response body or a
  * model answer used to fail the whole recording batch, so the delivery was retried with a new HTTP
- * call each time (issue #12).
+ * call each time.
  *
  * Two uses, one definition of "unstorable":
  * - data the service records from outside (response bodies, error messages, model output) is

@@ -127,8 +127,8 @@ export interface RecomputedEndpoint {
 /**
  * Recomputes endpoints under their row locks, many per transaction: one SELECT … FOR UPDATE, one
  * UPDATE of every decision, then `apply` replaces the queued jobs before COMMIT, still under the
- * locks. Four round trips per batch instead of four per endpoint (docs/benchmarks.md: the scheduler
- * was bound by round trips, not by computation). Endpoints that no longer exist are left out.
+ * locks. Four round trips per batch instead of four per endpoint (a scheduler is bound by round
+ * trips, not by computation: docs/decisions/0008-group-commit-on-the-hot-path.md). Endpoints that no longer exist are left out.
  */
 export async function recomputeEndpoints<T>(
   db: Database,
@@ -216,7 +216,7 @@ export interface PlannedRunsPage {
  * the active ones among them. The page is cut on the primary key first and filtered after, so each
  * page is an index range scan: filtered and joined before the LIMIT, PostgreSQL chose a parallel
  * sequential scan and a top-N sort of every row left, 2.7–3.0 s per 2,000-row page at 1,000,000
- * endpoints (EXPLAIN ANALYZE, docs/benchmarks.md), a sweep quadratic in the table's size.
+ * endpoints (EXPLAIN ANALYZE, docs/decisions/0014-reconcile-pages-by-primary-key.md), a sweep quadratic in the table's size.
  */
 export async function listPlannedRuns(db: Database, afterId: string | null, limit: number): Promise<PlannedRunsPage> {
   const { rows } = await db.pool.query<PlannedRun & { planned: boolean }>(

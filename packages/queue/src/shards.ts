@@ -1,5 +1,5 @@
 /**
- * Queue shards (issue #15): `KAIROS_QUEUE_SHARDS` splits the queues whose traffic grows with
+ * Queue shards: `KAIROS_QUEUE_SHARDS` splits the queues whose traffic grows with
  * executions (`due`, `run-completed`, `run-completed-planner`: SHARDED_QUEUES in names.ts) into that
  * many BullMQ queues, each under its own Redis Cluster hash tag, so a cluster spreads them over its
  * masters. An endpoint belongs to one shard (`shardOf`): its due job, its running lock, its stashed

@@ -11,22 +11,20 @@ const schema = z.object({
   /**
    * Call slots per executor process: executions calling their endpoint at once, due and Test now
    * runs (src/call-slots.ts); the due workers take twice as many jobs, so admission, the wait for the
-   * run's time (the 300 ms dispatch lead), the record and BullMQ's moves overlap the calls (the
-   * record held a slot until session 28; the figures below are from before). 200, measured back to
-   * back at saturation on 2 cores (docs/benchmarks.md, session 10, `BENCH_ONLY=concurrency`, 8,500
-   * endpoints at 1 s): 100 → 2,907, 2,906, 3,003/s; 200 → 3,477, 3,397/s, at 0.47–0.49 CPU-ms per
-   * execution against 0.55–0.57 (larger record batches). With 100 the executor's thread idled a
-   * quarter of each second waiting on PostgreSQL and Redis while every slot was taken. On a slower
-   * host (session 9) 200 read 1,996 and 2,160/s against 1,923 and 1,820/s. Memory is bounded by
-   * EXECUTOR_RESPONSE_MEMORY_MB, not by this count.
+   * run's time (the 300 ms dispatch lead), the record and BullMQ's moves overlap the calls. 200: at
+   * saturation on 2 cores, 100 slots leave the executor's thread idle a quarter of each second
+   * waiting on PostgreSQL and Redis, and 200 carry 17 % more executions at less CPU each
+   * (docs/decisions/0002-call-slots-200.md). Memory is bounded by EXECUTOR_RESPONSE_MEMORY_MB, not
+   * by this count.
    */
   EXECUTOR_CONCURRENCY: z.coerce.number().int().min(1).max(2000).default(CALL_SLOTS),
   /**
    * The response memory the calls and the runs awaiting their record may hold between them, in MiB:
    * each call reserves its endpoint's maxResponseSizeKb (default 100 KiB, cap 1 MiB) until its run is
-   * recorded, and waits while the budget is taken. 100: the old worst case of 100 slots × 1 MiB, which
-   * fits the executor pod's 768 MiB limit (deploy/k8s/base/executor.yaml) with room for the process;
-   * the 400 due jobs a process takes, all of default endpoints, reserve 40 MiB of it.
+   * recorded, and waits while the budget is taken. 100: 100 calls of the largest allowed response
+   * (1 MiB), which fits the executor pod's 768 MiB limit (deploy/k8s/base/executor.yaml) with room for
+   * the process; the 400 due jobs a process takes, all of default endpoints, reserve 40 MiB of it
+   * (docs/decisions/0006-response-memory-budget-100-mib.md).
    */
   EXECUTOR_RESPONSE_MEMORY_MB: z.coerce.number().int().min(1).max(65_536).default(RESPONSE_MEMORY_MB),
   /** Allow calls to private, loopback and link-local addresses (self-hosting on a private network). */

@@ -4,7 +4,7 @@
  * the same checks as the API's scheduling routes (schemas/scheduling.ts), plus the planner's rules:
  *  - an interval is clamped to minIntervalMs/maxIntervalMs here, and the clamped value is stored
  *    (the scheduler clamps again; storing what applies keeps the session and the endpoint honest);
- *  - cron-scheduled endpoints refuse interval hints (SPEC point 6);
+ *  - cron-scheduled endpoints refuse interval hints (adaptive intervals need baselineIntervalMs);
  *  - what a user set wins: a user's pause is never lifted, shortened or extended, and an active
  *    user-set hint is neither replaced nor cleared; they end on their own TTL;
  *  - planner hints live at most 24 hours, planner pauses at most 7 days;

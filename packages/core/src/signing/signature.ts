@@ -1,5 +1,5 @@
 /**
- * Outbound request signing (SPEC "Authentication > Outbound").
+ * Outbound request signing (X-Service-Signature on every call).
  *
  * Every execution request carries `X-Service-Timestamp: <unix seconds>` and
  * `X-Service-Signature: sha256=<hex>`, where the digest is HMAC-SHA256 over the exact string
@@ -10,11 +10,11 @@
  * naturally writes `createHmac('sha256', rawKey)`; decoding the hex first would be a trap for every
  * receiver in every language. The key still carries 256 bits of entropy either way.
  *
- * Grace window (issue #16, opt-in): with the account setting `signingKeyGraceMinutes` > 0, a rotation
+ * Grace window (opt-in): with the account setting `signingKeyGraceMinutes` > 0, a rotation
  * keeps the previous key until the window ends, and the header then lists both signatures in one
  * value, space-separated, the current key first: `sha256=<new> sha256=<old>`. A receiver accepts the
  * request when any listed signature verifies, so it can switch to the new key at any point inside the
- * window. With the default 0 the header carries exactly one signature (the SPEC's behaviour).
+ * window. With the default 0 the header carries exactly one signature.
  *
  * `verifySignature` is the reference implementation for receivers and for our tests.
  */
@@ -22,7 +22,7 @@ import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObje
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const SIGNATURE_TIMESTAMP_HEADER = 'X-Service-Timestamp';
-/** Recommended replay tolerance for receivers (SPEC "Limits"). */
+/** Recommended replay tolerance for receivers. */
 export const SIGNATURE_TOLERANCE_SEC = 300;
 
 /** Upper bound of `signingKeyGraceMinutes`: 7 days, long enough for a weekly deploy of every receiver. */
