@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pnpm test:images` — the release check of deploy/Dockerfile: builds every target with podman and
- * proves the images work together on this machine (README "Images", docs/operations.md):
+ * proves the images work together on this machine (docs/operations/deploy.md "Images", docs/operations/release-check.md):
  *   1. base image: `node:<major>-slim` when the engine has it; otherwise a local equivalent, built once
  *      and kept (localhost/kairos-node:<.nvmrc>-slim): Debian minbase by mmdebstrap from the mirror the
  *      machine's apt already uses, plus the official Node.js build the npm registry carries as the

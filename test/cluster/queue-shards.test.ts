@@ -33,7 +33,7 @@ const endpointIds: string[] = [];
 /**
  * A prefix whose three shard hash tags hash to slots on three different masters. With three shards
  * a random prefix lands them on distinct masters only 6 times in 27: an operator places them on
- * purpose too (docs/operations.md: more shards than masters, or move slots).
+ * purpose too (docs/operations/scaling.md: more shards than masters, or move slots).
  */
 async function spreadPrefix(): Promise<string> {
   const masters = await cluster.masters();

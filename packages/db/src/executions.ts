@@ -36,7 +36,7 @@ export interface ExecutionTarget {
   maxResponseSizeKb: number;
   /** Retries inside the run (opt-in); null: one call per run. */
   retry: RetrySettings | null;
-  /** Send the execution's trace context to the target (only while tracing is on; README "Tracing"). */
+  /** Send the execution's trace context to the target (only while tracing is on; docs/operations/observability.md "Tracing"). */
   propagateTrace: boolean;
   lastRunAt: Date | null;
   /** Planned time of the latest slot that has its run recorded (or was skipped for quota). */

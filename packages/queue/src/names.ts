@@ -1,7 +1,7 @@
 /**
  * Queue names and the key prefix. The prefix is a Redis Cluster hash tag ({kairos}), so every key
  * BullMQ writes for one queue lands in one slot: BullMQ's Lua scripts touch several keys at once
- * and would fail with CROSSSLOT otherwise (see docs/operations.md). With KAIROS_QUEUE_SHARDS > 1
+ * and would fail with CROSSSLOT otherwise (see docs/operations/scaling.md). With KAIROS_QUEUE_SHARDS > 1
  * the SHARDED_QUEUES exist once per shard, shard k under `shardPrefix(prefix, k)` ({kairos},
  * {kairos-1}, {kairos-2}…: shards.ts), each its own slot; the others stay under the prefix alone.
  */

@@ -6,7 +6,7 @@
  * outcome and retry progress, and the quota counters its runs touch live on that shard, so the
  * executor's one admission script still touches one slot.
  *
- * Resharding (docs/operations.md "Queue shards and Redis Cluster"): every service runs for a while
+ * Resharding (docs/operations/scaling.md "Queue shards and Redis Cluster"): every service runs for a while
  * with `KAIROS_QUEUE_SHARDS_PREVIOUS` set to the old count. Then executors also drain the old
  * shards, the scheduler stamps each due job that changed shard with the shard of its predecessor's
  * running lock (`lockShard`: admission checks that lock too, so the overlap policy holds across the

@@ -1,6 +1,6 @@
 /**
  * Service configuration: environment variables only, validated once at start with one clear
- * message listing every problem (documented in the README's Configuration table).
+ * message listing every problem (documented in docs/operations/configuration.md).
  */
 import { z } from 'zod';
 
@@ -27,10 +27,10 @@ export const baseConfigShape = {
   KAIROS_QUEUE_PREFIX: z.string().min(1).default('{kairos}'),
   /**
    * Queue shards (packages/queue/src/shards.ts): 1 keeps every queue under KAIROS_QUEUE_PREFIX.
-   * Every service of an installation must use the same value (docs/operations.md).
+   * Every service of an installation must use the same value (docs/operations/scaling.md).
    */
   KAIROS_QUEUE_SHARDS: z.coerce.number().int().min(1).max(256).default(1),
-  /** Set to the old KAIROS_QUEUE_SHARDS while a reshard is in progress (docs/operations.md). */
+  /** Set to the old KAIROS_QUEUE_SHARDS while a reshard is in progress (docs/operations/scaling.md). */
   KAIROS_QUEUE_SHARDS_PREVIOUS: z.preprocess(
     (value) => (value === '' ? undefined : value),
     z.coerce.number().int().min(1).max(256).optional(),
@@ -42,7 +42,7 @@ export const baseConfigShape = {
    */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).optional(),
   LOG_LEVEL: z.enum(['error', 'warn', 'info', 'http', 'debug']).default('info'),
-  /** When set, every /metrics endpoint requires `Authorization: Bearer <token>` (docs/operations.md). */
+  /** When set, every /metrics endpoint requires `Authorization: Bearer <token>` (docs/operations/observability.md). */
   KAIROS_METRICS_TOKEN: z.preprocess(
     (value) => (value === '' ? undefined : value),
     z.string().min(16, 'must be at least 16 characters').optional(),

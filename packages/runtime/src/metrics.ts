@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics: one registry per process (`metrics`), served at /metrics by every service
- * (health-server.ts for the workers, a plain route for the api). Series (docs/operations.md):
+ * (health-server.ts for the workers, a plain route for the api). Series (docs/operations/observability.md):
  *
  *   kairos_queue_jobs{queue,state}                   gauge, read from BullMQ on each scrape
  *   kairos_dispatch_lag_seconds{source}              histogram of startedAt − scheduledAt (executor)

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing for every service (README "Tracing"), configured only by the standard
+ * OpenTelemetry tracing for every service (docs/operations/observability.md "Tracing"), configured only by the standard
  * `OTEL_*` variables, which the SDK reads itself (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_ENDPOINT,
  * OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES …).
  *

@@ -1,5 +1,5 @@
 /**
- * The span of an outbound call (README "Tracing"): one CLIENT span per execution, written here
+ * The span of an outbound call (docs/operations/observability.md "Tracing"): one CLIENT span per execution, written here
  * rather than by the http instrumentation, which is suppressed for the call. Two reasons:
  * - the instrumentation injects `traceparent` into every request it sees; here the trace context
  *   goes only where the endpoint lets it (`propagateTrace`, default true), and only while tracing

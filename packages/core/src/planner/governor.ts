@@ -11,7 +11,7 @@
  *  - a planner pause ends by lastRunAt + maxIntervalMs when the endpoint sets a max (a pause the
  *    model asks for longer is cut to it): maxIntervalMs is the user's promise that the endpoint runs
  *    at least that often, and a response body must not be able to talk the planner out of it. A
- *    user's pause is not cut (README "Scheduling rules": pauses are not clamped).
+ *    user's pause is not cut (docs/guide/scheduling.md: pauses are not clamped).
  * Every verdict carries a sentence for the tool result: the model learns what applied and why.
  */
 import { isHintActive } from '../schedule/hints.js';

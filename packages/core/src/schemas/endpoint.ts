@@ -286,7 +286,7 @@ export interface EndpointConfig {
   maxResponseSizeKb: number;
   /** null: one call per run. */
   retry: RetrySettings | null;
-  /** Trace context to the target while tracing is on (README "Tracing"); false: never. */
+  /** Trace context to the target while tracing is on (docs/operations/observability.md "Tracing"); false: never. */
   propagateTrace: boolean;
   /** null: HTTP 2xx/3xx succeed; else decided from the response (response-rules.ts). */
   successWhen: SuccessWhen | null;

@@ -67,7 +67,7 @@ export const RESERVED_HEADER_NAMES = [
 ] as const;
 
 /**
- * Header values that are secrets: masked in every response, never read back (README "Endpoints").
+ * Header values that are secrets: masked in every response, never read back (docs/guide/endpoints-and-runs.md "Endpoints").
  * A name is sensitive when it contains any of these words anywhere (X-Custom-Key, X-Hub-Signature,
  * Private-Key, X-Session-Id...): masking a harmless header costs a retype in the form, showing a
  * secret costs the secret. Plain alternatives without quantifiers: linear on any input.
