@@ -6,7 +6,7 @@
  * row (measure.ts defines the columns) and must stay within the bounds below.
  *
  * Bounds: recovery ≤ 30 s (≤ 60 s after a kill -9: BullMQ notices a job whose worker died once its
- * 15 s lock has expired and a stalled check (every 10 s) has run: services/executor/src/executor.ts), 0 lost, 0 recorded twice, executed twice only after a kill -9 of the executor
+ * 15 s lock has expired and a stalled check (every 10 s) has run: services/executor/src/queue-workers.ts), 0 lost, 0 recorded twice, executed twice only after a kill -9 of the executor
  * (the at-least-once window: the process died between the call and the record) and then only under
  * the same run id. Runs alone with:
  *   NODE_OPTIONS=--experimental-vm-modules pnpm exec jest test/fault/faults.test.ts

@@ -37,7 +37,7 @@ import {
   type RetryDeadline,
 } from './retry-policy.js';
 
-/** A crashed delivery comes back within ≈30 s (executor.ts, DELIVERY_LOCK); a minute more keeps the attempts for it. */
+/** A crashed delivery comes back within ≈30 s (queue-workers.ts, DELIVERY_LOCK); a minute more keeps the attempts for it. */
 const PROGRESS_GRACE_MS = 60_000;
 
 export interface RetryDeps {

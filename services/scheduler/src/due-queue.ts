@@ -70,7 +70,7 @@ export class DueQueue {
     // No default job options: every option is stored in each job's `opts` JSON (one per endpoint),
     // and removeOnComplete / removeOnFail / attempts / backoff took 112 of its bytes and made the
     // job's hash a hashtable (docs/decisions/0012-due-jobs-carry-no-copy-of-the-run.md). The executor's worker sets removal and redelivery
-    // (services/executor/src/executor.ts, DUE_DELIVERY).
+    // (services/executor/src/queue-workers.ts, DUE_DELIVERY).
     return new Queue<DueJobData>(QUEUES.due, { connection, prefix });
   }
 

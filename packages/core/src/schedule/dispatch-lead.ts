@@ -1,5 +1,5 @@
 /**
- * Constants shared by the scheduler (config, due-queue.ts) and the executor (execute.ts). In core,
+ * Constants shared by the scheduler (config, due-queue.ts) and the executor (run-execution.ts). In core,
  * not in @kairos/queue: the scheduler's config is read before tracing is registered, and importing
  * the queue package there would load ioredis first and leave it uninstrumented.
  */
@@ -8,7 +8,7 @@
  * The dispatch lead: a due job becomes due this long before its planned run's time, and the
  * executor, once it has admitted the run (a batched PostgreSQL read and one Redis script: the skip
  * rules, the quota, the running lock), waits for the run's exact time before it calls
- * (services/executor/src/execute.ts; the scheduler's due-queue.ts sets the due time). Without a
+ * (services/executor/src/run-execution.ts; the scheduler's due-queue.ts sets the due time). Without a
  * lead the admission's latency is added to every call.
  *
  * Why 300 ms: the lead covers the admission and how late a busy executor fetches a due job (BullMQ

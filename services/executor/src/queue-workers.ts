@@ -37,7 +37,7 @@ import {
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
-import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
+import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './run-execution.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
 import { createCallSlots, DUE_JOBS_PER_CALL_SLOT } from './call-slots.js';

@@ -9,7 +9,7 @@
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
  * the due job is stale (a later change superseded it: its scheduleVersion no longer matches), or its
  * slot already has its run (recorded: scheduledAt at or before the endpoint's lastScheduledAt). When a
- * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
+ * skip is not caused by staleness, queue-workers.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
 import { MAX_DISPATCH_WAIT_MS, type RunAttemptRecord } from '@kairos/core';
