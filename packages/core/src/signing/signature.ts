@@ -64,9 +64,8 @@ const HMAC_KEY_CAPACITY = 10_000;
 /**
  * A signature covers `<timestamp seconds>.<body>`, so the requests of one account in one second with
  * one body (every GET: the empty body) carry the same signature: the last one is kept and handed out
- * again. Signing was 9–12 µs of an executor's main thread per request, ≈ 2 % of an execution's CPU in
- * all processes, and 1.2 µs with the memo (bench/profile-diff.ts, 3,000–4,500 endpoints of one account
- * at 1 s). An instance of many accounts with one endpoint each gains nothing and loses a string
+ * again: 1.2 µs of an executor's main thread per request against 9–12 µs signing each one, ≈ 2 % of
+ * an execution's CPU in all processes (docs/decisions/0017-signing-keys-cached-and-signatures-reused.md). An instance of many accounts with one endpoint each gains nothing and loses a string
  * comparison. Only bodies up to this length are kept: the memo holds at most 10,000 × 512 characters.
  */
 const MEMO_MAX_BODY_CHARS = 512;
