@@ -23,7 +23,7 @@ export async function run(bench: Bench): Promise<void> {
   const pairs = await sustainedPairs(bench);
   const [off, on] = [meanFigures(pairs.offRuns), meanFigures(pairs.onRuns)];
   rows.push(...sustainedRows(pairs, off, on));
-  report('## Outside view at `pnpm start` defaults (issue #14)');
+  report('## Outside view at `pnpm start` defaults');
   report('');
   report('| figure | Kairos (defaults) | baseline in the same run | against the target |');
   report('|---|---|---|---|');

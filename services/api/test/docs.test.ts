@@ -59,7 +59,7 @@ describe('documentation', () => {
     expect(response.text).toContain('# Kairos API');
     expect(response.text).toContain('## POST /api/jobs/{jobId}/endpoints');
     expect(response.text).toContain('`baselineIntervalMs`');
-    // The signing key grace window (issue #16) is explained where agents read the API.
+    // The signing key grace window is explained where agents read the API.
     expect(response.text).toContain('## POST /api/signing-keys/revoke-previous');
     expect(response.text).toContain('`signingKeyGraceMinutes`');
     expect(response.text).toContain('`responseBodyAltered` (required): boolean — True when characters of responseBody');

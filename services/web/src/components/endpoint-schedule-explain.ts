@@ -1,6 +1,6 @@
 /**
- * The endpoint's schedule in words: why the next run is when it is. Mirrors the scheduling rules of
- * the spec as packages/core/src/schedule/next-run.ts applies them (pause › one-shot hint › interval
+ * The endpoint's schedule in words: why the next run is when it is. Mirrors the scheduling rules
+ * as packages/core/src/schedule/next-run.ts applies them (pause › one-shot hint › interval
  * hint › cron › interval, then the governor's minIntervalMs/maxIntervalMs clamps), reading the
  * endpoint record the API returns (nextRunSource says which rule decided nextRunAt).
  *
