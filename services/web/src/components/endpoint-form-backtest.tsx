@@ -5,6 +5,7 @@
  * against the calls a day recorded. Nothing changes on the endpoint.
  */
 import { useMutation } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { formatDateTime, formatDuration } from '../lib/time';
 import { ActionButton } from './action-button';
@@ -90,90 +91,94 @@ export function BacktestReport({ result }: { result: BacktestResult }) {
         </dl>
       ) : null}
       {changed > 0 ? (
-        <div className="table-wrap">
-          <table className="stack-table">
-            <caption>Runs whose status would change</caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">Recorded</th>
-                <th scope="col">With these rules</th>
-                <th scope="col">Why</th>
+        <ScrollTable caption="Runs whose status would change">
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Recorded</th>
+              <th scope="col">With these rules</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.statusChanges.map((change) => (
+              <tr key={change.runId}>
+                <th scope="row">
+                  <time dateTime={change.startedAt}>{formatDateTime(change.startedAt)}</time>
+                </th>
+                <td data-label="Recorded">{change.recordedStatus}</td>
+                <td data-label="With these rules">{change.status ?? 'not run (paused by a rule)'}</td>
+                <td data-label="Why">{change.errorMessage ?? change.errorKind ?? '—'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {result.statusChanges.map((change) => (
-                <tr key={change.runId}>
-                  <th scope="row">
-                    <time dateTime={change.startedAt}>{formatDateTime(change.startedAt)}</time>
-                  </th>
-                  <td data-label="Recorded">{change.recordedStatus}</td>
-                  <td data-label="With these rules">{change.status ?? 'not run (paused by a rule)'}</td>
-                  <td data-label="Why">{change.errorMessage ?? change.errorKind ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       ) : null}
       {latest.length > 0 ? (
-        <div className="table-wrap">
-          <table className="stack-table">
-            <caption>
-              Rules matched per run (latest {latest.length} of {result.runsReplayed})
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">HTTP</th>
-                <th scope="col">Status with these rules</th>
-                <th scope="col">Rules matched</th>
-                <th scope="col">Rules matched as recorded</th>
+        <ScrollTable caption={`Rules matched per run (latest ${latest.length} of ${result.runsReplayed})`}>
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">HTTP</th>
+              <th scope="col">Status with these rules</th>
+              <th scope="col">Rules matched</th>
+              <th scope="col">Rules matched as recorded</th>
+            </tr>
+          </thead>
+          <tbody>
+            {latest.map((entry) => (
+              <tr key={entry.runId}>
+                <th scope="row">
+                  <time dateTime={entry.startedAt}>{formatDateTime(entry.startedAt)}</time>
+                </th>
+                <td data-label="HTTP">{entry.statusCode ?? '—'}</td>
+                <td data-label="Status with these rules">{entry.status ?? 'not run (paused by a rule)'}</td>
+                <td data-label="Rules matched">{entry.rulesMatched.join(', ') || 'none'}</td>
+                <td data-label="Rules matched as recorded">{entry.recordedRulesMatched.join(', ') || 'none'}</td>
               </tr>
-            </thead>
-            <tbody>
-              {latest.map((entry) => (
-                <tr key={entry.runId}>
-                  <th scope="row">
-                    <time dateTime={entry.startedAt}>{formatDateTime(entry.startedAt)}</time>
-                  </th>
-                  <td data-label="HTTP">{entry.statusCode ?? '—'}</td>
-                  <td data-label="Status with these rules">{entry.status ?? 'not run (paused by a rule)'}</td>
-                  <td data-label="Rules matched">{entry.rulesMatched.join(', ') || 'none'}</td>
-                  <td data-label="Rules matched as recorded">{entry.recordedRulesMatched.join(', ') || 'none'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       ) : null}
       {result.schedule.length > 0 ? (
-        <div className="table-wrap">
-          <table className="stack-table">
-            <caption>The schedule these rules would have applied</caption>
-            <thead>
-              <tr>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Schedule</th>
+        <ScrollTable caption="The schedule these rules would have applied">
+          <thead>
+            <tr>
+              <th scope="col">From</th>
+              <th scope="col">To</th>
+              <th scope="col">Schedule</th>
+            </tr>
+          </thead>
+          <tbody>
+            {result.schedule.slice(-RUNS_SHOWN).map((part) => (
+              <tr key={part.from}>
+                <th scope="row">
+                  <time dateTime={part.from}>{formatDateTime(part.from)}</time>
+                </th>
+                <td data-label="To">
+                  <time dateTime={part.to}>{formatDateTime(part.to)}</time>
+                </td>
+                <td data-label="Schedule">{scheduleWords(part)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {result.schedule.slice(-RUNS_SHOWN).map((part) => (
-                <tr key={part.from}>
-                  <th scope="row">
-                    <time dateTime={part.from}>{formatDateTime(part.from)}</time>
-                  </th>
-                  <td data-label="To">
-                    <time dateTime={part.to}>{formatDateTime(part.to)}</time>
-                  </td>
-                  <td data-label="Schedule">{scheduleWords(part)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </ScrollTable>
       ) : null}
+    </div>
+  );
+}
+
+/**
+ * A table that may be wider than the form: its wrapper scrolls, so it is a named region a keyboard
+ * can reach and scroll (on narrow screens the rows stack instead).
+ */
+function ScrollTable({ caption, children }: { caption: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="region" aria-label={caption} tabIndex={0}>
+      <table className="stack-table">
+        <caption>{caption}</caption>
+        {children}
+      </table>
     </div>
   );
 }
