@@ -327,5 +327,6 @@ export async function readEveryResource(client: Client): Promise<void> {
   expect(llms).toContain('POST /api/mcp');
   expect(await text('kairos://guides/getting-started')).toContain('addEndpoint');
   expect(await text('kairos://guides/scheduling')).toContain('applyIntervalHint');
+  expect(await text('kairos://guides/scheduling')).toContain("because rule 'backlog high' matched at");
   expect(await text('kairos://guides/signing')).toContain('X-Service-Signature');
 }
