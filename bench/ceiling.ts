@@ -1,5 +1,5 @@
 /**
- * got's raw ceiling (issue #14): as many GETs as got sends in CEILING_MS against the same target, 100
+ * got's raw ceiling: as many GETs as got sends in CEILING_MS against the same target, 100
  * at once (the executor's default concurrency) over keep-alive, in a process of its own. Prints, as
  * JSON, the requests per second of the measured window, every request sent (warm-up too: the target's
  * CPU is read around the whole run) and got's own CPU ms per request in the window.

@@ -1,6 +1,6 @@
 /**
- * The dashboard and the first pages of the lists for one account with 100,000 endpoints (issue #15,
- * "Lists at scale"). Seeds a throwaway database by bulk SQL (generate_series), serves the real api
+ * The dashboard and the first pages of the lists for one account with 100,000 endpoints ("Lists at
+ * scale"). Seeds a throwaway database by bulk SQL (generate_series), serves the real api
  * app in this process on 127.0.0.1, times each request over keep-alive HTTP (sequentially, so the
  * figure is one request's latency, not a queue's) and prints p50 / p95 / max per request.
  *

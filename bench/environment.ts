@@ -8,7 +8,7 @@ import { createAccount } from '@kairos/db/system';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { benchId, dropDatabase, freshDatabase, type Target } from './lib.js';
-import { MASTER_KEY_HEX } from './settings.js';
+import { MASTER_KEY_HEX, RULES } from './settings.js';
 import { BENCH_RESPONSE_RULES } from './rule-shape.js';
 
 /**
@@ -100,7 +100,7 @@ export async function insertEndpoints(
   count: number,
   targetUrl: string,
   ai: boolean,
-  rules: typeof BENCH_RESPONSE_RULES | null = process.env.BENCH_RULES === '1' ? BENCH_RESPONSE_RULES : null,
+  rules: typeof BENCH_RESPONSE_RULES | null = RULES === 'all' ? BENCH_RESPONSE_RULES : null,
 ): Promise<string[]> {
   const { account } = await createAccount(
     db,

@@ -1,5 +1,5 @@
 /**
- * The floor (issue #14): bare BullMQ delayed jobs and a got worker in the shape of Kairos — one
+ * The floor: bare BullMQ delayed jobs and a got worker in the shape of Kairos — one
  * delayed job per endpoint, the next one added after each call — in a process of its own, against
  * the same target. Run by bench/run.ts as a child process; every input comes from the environment.
  *

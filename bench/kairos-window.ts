@@ -18,6 +18,7 @@ import {
   wakeupsOfGroups,
   type Target,
 } from './lib.js';
+import { BENCH_RESPONSE_RULES } from './rule-shape.js';
 import { WARMUP_MS, WINDOW_MS, servicesOf } from './settings.js';
 
 /**
@@ -29,7 +30,14 @@ export async function kairosScenario(
   endpoints: number,
   target: Target,
   redis: BenchRedis,
-  options: { ai: boolean; overrides?: NodeJS.ProcessEnv; countPg?: boolean; prefix?: string },
+  options: {
+    ai: boolean;
+    overrides?: NodeJS.ProcessEnv;
+    countPg?: boolean;
+    prefix?: string;
+    /** true: every endpoint carries bench/rule-shape.ts's response rules; false: none; absent: BENCH_RULES=1 decides. */
+    rules?: boolean;
+  },
 ): Promise<KairosFigures> {
   const counter = options.countPg ? await startPgCounter() : undefined;
   const env = await setup(label, options.overrides, options.prefix);
@@ -43,7 +51,8 @@ export async function kairosScenario(
   const services = startServices(serviceNames, env.env);
   try {
     await sleep(2000);
-    const ids = await insertEndpoints(env.db, endpoints, target.url, options.ai);
+    const rules = options.rules === undefined ? undefined : options.rules ? BENCH_RESPONSE_RULES : null;
+    const ids = await insertEndpoints(env.db, endpoints, target.url, options.ai, rules);
     await announce(env.prefix, redis.connection, ids);
     await untilFlowing(target);
     await sleep(WARMUP_MS);

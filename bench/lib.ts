@@ -180,8 +180,8 @@ export interface Target {
 
 /**
  * The target a user would point Kairos at, in its own process: node:http keep-alive, answers 200
- * with a small JSON body, and records each request's arrival time and X-Service-Run-Id (issue #14:
- * the outside view). The arrival is stamped when the request's headers are parsed.
+ * with a small JSON body, and records each request's arrival time and X-Service-Run-Id (the
+ * outside view). The arrival is stamped when the request's headers are parsed.
  */
 export async function startTarget(): Promise<Target> {
   const source = `

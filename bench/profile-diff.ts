@@ -1,5 +1,5 @@
 /**
- * Where one process's CPU per execution goes beside another's (issue #14: "which cost is left"), from
+ * Where one process's CPU per execution goes beside another's ("which cost is left"), from
  * the V8 CPU profiles BENCH_CPU_PROF writes: each sample's time is charged to what ran it (below), the
  * profile is cut to the measurement's window, and each cost is divided by the executions the process
  * delivered in it. Used by `BENCH_ONLY=skeleton` to set Kairos's executor beside the reference shape's.

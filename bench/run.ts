@@ -1,5 +1,5 @@
 /**
- * `pnpm bench`: Kairos as a user gets it (issue #14), each figure next to a baseline measured in the
+ * `pnpm bench`: Kairos as a user gets it, each figure next to a baseline measured in the
  * same run, every process on its own. bench/README.md says what each scenario measures and why, lists
  * every knob and defines the benchmark's words; docs/benchmarks.md holds the figures with their dates.
  *

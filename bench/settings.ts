@@ -27,6 +27,12 @@ export const SUSTAINED = Number(process.env.BENCH_SUSTAINED ?? 3000);
  * cap, not Kairos's.
  */
 export const sustainedLoad = (ceilingRate: number) => Math.max(SUSTAINED, Math.ceil(ceilingRate / 500) * 500);
+/**
+ * BENCH_RULES: `1` gives every endpoint the benchmark creates the response rules of bench/rule-shape.ts
+ * (three successWhen conditions, two rules); `both`: the outside view measures Kairos with and without
+ * them in the same run (a lateness row per rate and a window per pair with them), the rows side by side.
+ */
+export const RULES = process.env.BENCH_RULES === '1' ? 'all' : process.env.BENCH_RULES === 'both' ? 'both' : 'none';
 /** Sustained AI off / AI on windows, alternated (BENCH_PAIRS). */
 export const PAIRS = Number(process.env.BENCH_PAIRS ?? (QUICK ? 1 : 2));
 /**

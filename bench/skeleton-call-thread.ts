@@ -1,6 +1,6 @@
 /**
  * The skeleton executor's calls in a worker thread of their own (SKELETON_CALL_THREAD=1 in
- * bench/skeleton.ts): the measured answer to "a second executor thread would close the gap" (issue #14).
+ * bench/skeleton.ts): the measured answer to "a second executor thread would close the gap".
  * The same got client as the skeleton executor's own (call-client.ts), on the thread: the main
  * thread posts each call (URL, method, headers) and gets back its status and body.
  */

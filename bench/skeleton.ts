@@ -1,5 +1,5 @@
 /**
- * The reference shape (issue #14): what a durable scheduler in the shape Kairos's architecture
+ * The reference shape: what a durable scheduler in the shape Kairos's architecture
  * prescribes costs before any of Kairos's own work, in two processes of its own against the same target:
  *
  *   scheduler → delayed BullMQ job → executor → run-completed → scheduler
@@ -19,14 +19,14 @@
  *   job is due later after the first), SKELETON_CALLS (calls at once: the executor's default call slots).
  *   SKELETON_CALL_THREAD=1: the executor makes its calls in a worker thread (skeleton-call-thread.ts).
  *   SKELETON_KAIROS: Kairos's own parts put into the shape one step at a time, to say which of them costs
- *   what (issue #14, "which cost is left"): `call` makes each call through Kairos's callEndpoint (the
+ *   what ("which cost is left"): `call` makes each call through Kairos's callEndpoint (the
  *   request signed with the account's key, SKELETON_MASTER_KEY; the call's trace check; services/executor/
  *   src/http: the request's preparation, the egress check, got's stream, the stored body) and records
- *   execute.ts's toRun; `call,admission` (with SKELETON_PLAN) also admits and records through Kairos's
+ *   run-execution.ts's toRun; `call,admission` (with SKELETON_PLAN) also admits and records through Kairos's
  *   Admissions and RunRecorder (the skip rules, the running lock, the quota, the outcome stash, their batch
  *   scripts, Kairos's announcement); `call,admission,execute` runs each due job through Kairos's
  *   executePlannedRun with those parts (the call slots, the dispatch lead's wait, retries' entry, the phase
- *   metrics). What is left between the last step and Kairos's executor is services/executor/src/executor.ts
+ *   metrics). What is left between the last step and Kairos's executor is services/executor/src/queue-workers.ts
  *   around it (BullMQ's processor wrapper, the run's metrics and log line, the service's other workers).
  * The executor says 'ready' once its worker is; the scheduler then adds every endpoint's first due job,
  * due from one second later and spread over one second, and says its first due time. 'stop' ends both.
@@ -50,7 +50,7 @@ import { DUE_JOBS_PER_CALL_SLOT } from '../services/executor/src/call-slots.js';
 import { Admissions } from '../services/executor/src/admission.js';
 import { createCallSlots } from '../services/executor/src/call-slots.js';
 import { RESPONSE_MEMORY_MB } from '../services/executor/src/config.js';
-import { callEndpoint, executePlannedRun, toRun } from '../services/executor/src/execute.js';
+import { callEndpoint, executePlannedRun, toRun } from '../services/executor/src/run-execution.js';
 import { createHttpExecutor } from '../services/executor/src/http/index.js';
 import { OutcomeStash } from '../services/executor/src/outcome-stash.js';
 import { ResponseRulesCache } from '../services/executor/src/response-rules.js';
@@ -251,7 +251,7 @@ if (role === 'executor') {
 }
 /**
  * The executor's processor with Kairos's parts (SKELETON_KAIROS, above): its call, and with `admission`
- * its admission and recorder, each built as services/executor/src/executor.ts builds them for one shard.
+ * its admission and recorder, each built as services/executor/src/queue-workers.ts builds them for one shard.
  */
 function kairosSteps(
   reads: GroupCommit<string, ExecutionTarget | null>,

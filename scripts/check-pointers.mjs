@@ -5,8 +5,8 @@
  * naming each one that does not resolve to a file or folder in the working tree.
  *
  * What counts as a pointer:
- * - a path under a top-level folder (`services/executor/src/execute.ts`, `packages/core/src/schedule`,
- *   `docs/operations.md`, `test/db.ts`, brace lists like `src/{a,b}.ts` expanded); from the repository
+ * - a path under a top-level folder (`services/executor/src/run-execution.ts`, `packages/core/src/schedule`,
+ *   `docs/benchmarks.md`, `test/db.ts`, brace lists like `src/{a,b}.ts` expanded); from the repository
  *   root, else from the citing file's folder;
  * - a relative path (starting with ./ or ../), from the citing file's folder;
  * - a partial path (`src/http/types.ts`): some tracked file's path ends with it; `core/tiers.ts`

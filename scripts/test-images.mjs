@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `pnpm test:images` — the release check of deploy/Dockerfile: builds every target with podman and
- * proves the images work together on this machine (README "Images", docs/operations.md):
+ * proves the images work together on this machine (docs/operations/deploy.md "Images", docs/operations/release-check.md):
  *   1. base image: `node:<major>-slim` when the engine has it; otherwise a local equivalent, built once
  *      and kept (localhost/kairos-node:<.nvmrc>-slim): Debian minbase by mmdebstrap from the mirror the
  *      machine's apt already uses, plus the official Node.js build the npm registry carries as the
@@ -445,7 +445,7 @@ async function main() {
     if (!arrival) fail('run recorded but the target saw no request');
     const scheduledAt = Date.parse(recorded.scheduledAt);
     const lagMs = Date.parse(recorded.startedAt) - scheduledAt;
-    // "On time": the first run is due on creation; 10 s covers a loaded 2-core machine (the spec's
+    // "On time": the first run is due on creation; 10 s covers a loaded 2-core machine (the
     // dispatch-lag target is far below it, measured by the benchmark, not here).
     if (scheduledAt - createdAt > 10_000 || lagMs > 10_000 || arrival.at - scheduledAt > 10_000) {
       fail(

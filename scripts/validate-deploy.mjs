@@ -459,7 +459,7 @@ export function checkComposeConfig(resolved, composeText, envExampleText) {
   for (const name of ['postgres', 'redis', ...SERVICES]) {
     if (services[name] && !services[name].healthcheck?.test) problems.push(`compose: ${name} has no healthcheck`);
   }
-  // Long-running containers come back after a crash (issue #12); the one-shot migration must not loop.
+  // Long-running containers come back after a crash; the one-shot migration must not loop.
   for (const name of ['postgres', 'redis', ...SERVICES]) {
     if (services[name] && !['unless-stopped', 'always'].includes(services[name].restart)) {
       problems.push(`compose: ${name} must have restart: unless-stopped`);

@@ -40,7 +40,7 @@ test('pointers that resolve pass: paths, folders, brace lists, relative paths, n
 
 test('a deliberate dangling pointer fails, named with its file and line', () => {
   const files = tree({
-    'services/executor/src/execute.ts': [
+    'services/executor/src/run-execution.ts': [
       '/**',
       ' * The batching lives in recompute-batcher.ts (see services/scheduler/src/gone.ts).',
       ' */',
@@ -52,10 +52,10 @@ test('a deliberate dangling pointer fails, named with its file and line', () => 
     'packages/db/src/executions.ts': '',
   });
   expect(findDanglingPointers(root, files)).toEqual([
-    'services/executor/src/execute.ts:2: services/scheduler/src/gone.ts',
-    'services/executor/src/execute.ts:2: recompute-batcher.ts',
-    'services/executor/src/execute.ts:5: notes/stack.md',
-    'services/executor/src/execute.ts:5: ./missing.js',
+    'services/executor/src/run-execution.ts:2: services/scheduler/src/gone.ts',
+    'services/executor/src/run-execution.ts:2: recompute-batcher.ts',
+    'services/executor/src/run-execution.ts:5: notes/stack.md',
+    'services/executor/src/run-execution.ts:5: ./missing.js',
     'ARCHITECTURE.md:3: packages/db/src/vanished.ts',
     'ARCHITECTURE.md:3: docs/ops.md',
   ]);

@@ -2,8 +2,8 @@
  * A service's connections stay open once opened (packages/db/src/client.ts): pg's default closed a
  * connection idle for 10 s, so the connections a burst opened were closed and opened again at the
  * next burst, a new PostgreSQL backend each time, and the executor's event loop stalled with them
- * (lateness p99 at 1,000 due/s 152–534 ms against 40–328 ms without, alternated; docs/benchmarks.md,
- * session 14).
+ * (lateness p99 at 1,000 due/s 152–534 ms against 40–328 ms without, alternated;
+ * docs/decisions/0019-database-connections-stay-open.md).
  * The idle timer, if there were one, is a timer: faked here, a minute passes at once (ESM: the jest
  * object is import.meta's).
  */

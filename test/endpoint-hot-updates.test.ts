@@ -2,7 +2,7 @@
  * Each run updates its endpoint's row twice: the executor records it (recordScheduledRuns) and the
  * scheduler plans the next run (recomputeEndpoints). Both updates must be HOT (PostgreSQL writes no
  * index entry): an index on a column they change, such as the former one on "nextRunAt", makes every
- * such update write an entry into each index of the table. Measured in docs/benchmarks.md (session 7):
+ * such update write an entry into each index of the table (docs/decisions/0021-no-index-on-next-run-at.md):
  * 49 % of these updates were HOT with that index, 99 % without it.
  *
  * The real statements run on a one-connection pool, so that backend's table counters can be flushed
@@ -54,7 +54,7 @@ it('the two per-run updates of an endpoint row are HOT', async () => {
   const after = await endpointUpdates();
   expect(after.updates - before.updates).toBe(2 * RUNS);
   // All but a few: an update is HOT only when the row's page has room for the new version, and a page
-  // whose dead versions cannot be pruned yet has none (39 of 40 once in CI, session 8). With an index
+  // whose dead versions cannot be pruned yet has none (39 of 40 once in CI). With an index
   // on a column these updates change, half of them (20 of 40) are not HOT.
   expect(after.hot - before.hot).toBeGreaterThanOrEqual(2 * RUNS - 4);
 });

@@ -7,13 +7,13 @@
  */
 import { createRedisConnection, type QueueShards, type RedisConnection, type RedisTarget } from '@kairos/queue';
 import { createLogger, metrics } from '@kairos/runtime';
-import { Executor, type ExecutorOptions } from '../services/executor/src/executor.js';
+import { Executor, type ExecutorOptions } from '../services/executor/src/queue-workers.js';
 import type { EgressPolicy } from '../services/executor/src/http/index.js';
 import { Scheduler } from '../services/scheduler/src/scheduler.js';
 import type { ApiHarness } from './api.js';
 import { REDIS_URL } from './env.mjs';
 
-export type { Executor } from '../services/executor/src/executor.js';
+export type { Executor } from '../services/executor/src/queue-workers.js';
 export type { PlannedRun } from '@kairos/db/system';
 
 export interface EngineOptions {

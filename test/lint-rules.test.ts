@@ -20,7 +20,7 @@ describe('services never import each other; nothing imports a service from packa
   test.each([
     [
       'services/api/src/routes/runs.ts',
-      "import { Executor } from '../../../executor/src/executor.js';\nexport default Executor;",
+      "import { Executor } from '../../../executor/src/queue-workers.js';\nexport default Executor;",
     ],
     ['services/scheduler/src/reconcile.ts', "export { Executor } from '@kairos/executor';"],
     [
@@ -39,8 +39,14 @@ describe('services never import each other; nothing imports a service from packa
 
   test.each([
     ['services/web/src/pages/x.tsx', "import { api } from '../api/client.js';\nexport default api;"],
-    ['services/executor/test/x.test.ts', "import { Executor } from '../src/executor.js';\nexport default Executor;"],
-    ['test/engine.ts', "import { Executor } from '../services/executor/src/executor.js';\nexport default Executor;"],
+    [
+      'services/executor/test/x.test.ts',
+      "import { Executor } from '../src/queue-workers.js';\nexport default Executor;",
+    ],
+    [
+      'test/engine.ts',
+      "import { Executor } from '../services/executor/src/queue-workers.js';\nexport default Executor;",
+    ],
     ['services/api/src/app.ts', "import { recordRun } from '@kairos/db';\nexport default recordRun;"],
   ])('%s: an import inside its own service, of a package, or by a harness passes', async (filePath, code) => {
     expect(await rulesFired(filePath, code)).toEqual([]);

@@ -43,7 +43,7 @@ export async function startMcpTestEnv(): Promise<McpTestEnv> {
   });
   // The suites send a few hundred requests in a few seconds, every one against the account's bucket
   // (the real api's limits, not the harness's relaxed ones). Enterprise's burst of 200 ran out on a
-  // fast host (session 8: 429 from the third test of http.test.ts on), so the account's limits are
+  // fast host (429 from the third test of http.test.ts on), so the account's limits are
   // raised: these tests are about the tools, the rate limit has its own (services/api/test/rate-limit.test.ts).
   const account = await harness.createAccount({ tier: 'enterprise' });
   await harness.db.pool.query(`UPDATE accounts SET "quotaOverrides" = $2 WHERE id = $1`, [

@@ -393,8 +393,9 @@ describe('deploy/observability/prometheus-rules.yaml', () => {
     }
   });
 
-  it('each alert is explained in docs/operations.md', () => {
-    const section = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8').split('## Alerts and dashboard')[1] ?? '';
+  it('each alert is explained in docs/operations/observability.md', () => {
+    const section =
+      readFileSync(join(ROOT, 'docs/operations/observability.md'), 'utf8').split('## Alerts and dashboard')[1] ?? '';
     for (const rule of rules) expect(section).toContain(`**${rule.alert}**`);
   });
 

@@ -5,7 +5,7 @@
  * run: a model that proposes a time a day ahead silences the endpoint for that day. Each description
  * is read back where its reader gets it: the OpenAPI document and llms.txt from the running api, the
  * MCP tool list and scheduling guide over MCP (Streamable HTTP), the planner's tool definitions and
- * system prompt as sent to the model, the README's scheduling rules (the web UI's explanation:
+ * system prompt as sent to the model, the guide's scheduling rules, docs/guide/scheduling.md (the web UI's explanation:
  * services/web/src/components/endpoint-schedule-explain.test.ts).
  */
 import { readFile } from 'node:fs/promises';
@@ -67,8 +67,7 @@ it("the planner's tool, its nextRunAt field and the system prompt", () => {
   expectReplaces('the system prompt', PLANNER_SYSTEM_PROMPT);
 });
 
-it("the README's scheduling rules", async () => {
-  const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8');
-  const start = readme.indexOf('## Scheduling rules');
-  expectReplaces('README "Scheduling rules"', readme.slice(start, readme.indexOf('\n## ', start + 1)));
+it("the guide's scheduling rules", async () => {
+  const rules = await readFile(new URL('../docs/guide/scheduling.md', import.meta.url), 'utf8');
+  expectReplaces('docs/guide/scheduling.md', rules);
 });

@@ -1,8 +1,8 @@
 /**
  * The per-run statements of the executor (admission's read, the record) and of the scheduler (the
  * recompute's lock and store) are named prepared statements: parsed once per connection, they cut
- * PostgreSQL's CPU per execution at saturation from 0.127–0.140 to 0.098–0.113 ms (docs/benchmarks.md,
- * session 9). This checks that they are prepared on the connection that ran them, and that they keep
+ * PostgreSQL's CPU per execution at saturation from 0.127–0.140 to 0.098–0.113 ms
+ * (docs/decisions/0020-named-prepared-statements.md). This checks that they are prepared on the connection that ran them, and that they keep
  * working when a migration adds a column while services run (a rolling deploy): a prepared statement
  * whose result row changed shape would fail with "cached plan must not change result type".
  */

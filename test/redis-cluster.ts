@@ -1,5 +1,5 @@
 /**
- * A throw-away Redis Cluster for tests (issue #15): three masters and three replicas on loopback
+ * A throw-away Redis Cluster for tests: three masters and three replicas on loopback
  * ports, no persistence, in a temp dir, built with `redis-cli --cluster create`. Every server is a
  * child of this process, killed by stop() and, should the test process die first, on its exit.
  * A missing redis-server fails the suite (never a skip).

@@ -213,7 +213,7 @@ const NOT_REQUEST_INPUT: Record<string, string> = {
   'services/mcp/src/config.ts: z.url': 'KAIROS_URL (environment)',
   'packages/client/src/node/token-store.ts: z.iso.datetime': "the client's own token file",
   'packages/client/src/client.ts: /\\/+$/': "the client's configured base URL",
-  'packages/cli/src/session.ts: /\\/+$/': "the CLI's configured base URL",
+  'packages/cli/src/sign-in.ts: /\\/+$/': "the CLI's configured base URL",
   'packages/cli/src/cli.ts: /^y(es)?$/i': "the CLI user's own answer at a prompt",
   'packages/cli/src/commands.ts: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i':
     "the CLI user's own arguments",

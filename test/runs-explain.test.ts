@@ -4,7 +4,7 @@
  * analyzed; each query is the SQL the code sends (Prisma's findMany/findFirst/count written out),
  * EXPLAINed with real parameters. A Seq Scan is allowed only on a partition of under 1,000 rows
  * (empty months ahead, the DEFAULT partition), where PostgreSQL rightly prefers it.
- * Plans summarized in docs/operations.md ("Runs partitions").
+ * Plans summarized in docs/operations/scaling.md ("Runs partitions").
  */
 import { createDatabase, type Database } from '@kairos/db';
 import { ensureRunPartitions } from '@kairos/db/system';

@@ -3,7 +3,7 @@
  * local Redis Cluster (three masters, three replicas: test/redis-cluster.ts) with 1 and 3 queue shards.
  * On two cores the point is correctness and each shard's cost (commands per execution, per master), not
  * speed-up. The prefix is chosen so the three shards' hash tags sit on three different masters (as an
- * operator places them: docs/operations.md "Queue shards and Redis Cluster").
+ * operator places them: docs/operations/scaling.md "Queue shards and Redis Cluster").
  */
 import { createRedisConnection, shardPrefix } from '@kairos/queue';
 import { startRedisCluster, type RedisCluster } from '../../test/redis-cluster.js';

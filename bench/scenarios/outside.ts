@@ -3,6 +3,9 @@
  * beside a baseline measured in the same run: lateness at BENCH_RATES due/s (default 500,1000) beside the
  * floor; sustained delivered executions/s beside got's ceiling, the floor at saturation and the reference
  * shape, AI scheduling off and on in BENCH_PAIRS pairs; then where an execution's CPU goes (reportCpu).
+ * With BENCH_RULES=both, each lateness rate and each pair also measures Kairos with every endpoint carrying
+ * response rules (three successWhen conditions, two rules: bench/rule-shape.ts), printed beside the same
+ * figure without them; the target is within 5 % of delivered/s without them.
  */
 import { ceiling, floorScenario, skeletonScenario, type Ceiling } from '../baselines.js';
 import { durableRunCost, reportCpu } from '../cpu-report.js';
@@ -11,7 +14,7 @@ import { inTurn, meanBaseline, meanFigures, meanOf, type BaselineFigures, type K
 import { kairosScenario } from '../kairos-window.js';
 import type { CoreUse } from '../lib.js';
 import { coreUseText, ms, pct, pctAgainst, report, thousands, verdict } from '../report.js';
-import { PAIRS, sustainedLoad } from '../settings.js';
+import { PAIRS, RULES, sustainedLoad } from '../settings.js';
 
 /** Values in words, comma-separated (whole numbers unless `format` says otherwise). */
 const each = (values: number[], format: (value: number) => string = (value) => value.toFixed(0)) =>
@@ -23,7 +26,8 @@ export async function run(bench: Bench): Promise<void> {
   const pairs = await sustainedPairs(bench);
   const [off, on] = [meanFigures(pairs.offRuns), meanFigures(pairs.onRuns)];
   rows.push(...sustainedRows(pairs, off, on));
-  report('## Outside view at `pnpm start` defaults (issue #14)');
+  if (pairs.rulesRuns.length > 0) rows.push(rulesRow(pairs, off));
+  report('## Outside view at `pnpm start` defaults');
   report('');
   report('| figure | Kairos (defaults) | baseline in the same run | against the target |');
   report('|---|---|---|---|');
@@ -53,7 +57,14 @@ async function latenessRows({ target, redis }: Bench, rates: number[]): Promise<
   const rows: string[] = [];
   const busy: string[] = [];
   for (const rate of rates) {
-    const kairos = await kairosScenario(`outside_${rate}`, rate, target, single(redis), { ai: false });
+    const kairos = await kairosScenario(`outside_${rate}`, rate, target, single(redis), {
+      ai: false,
+      ...(RULES === 'both' ? { rules: false } : {}),
+    });
+    const ruled =
+      RULES === 'both'
+        ? await kairosScenario(`outside_rules_${rate}`, rate, target, single(redis), { ai: false, rules: true })
+        : null;
     const floor = await floorScenario(rate, target, redis);
     busy.push(
       `at ${thousands(rate)} due/s the executor ${Math.round(kairos.cpu.executor! * kairos.delivered)} ` +
@@ -67,6 +78,15 @@ async function latenessRows({ target, redis }: Bench, rates: number[]): Promise<
         `p50 floor ${p50Over >= 0 ? '+' : '−'} ${ms(Math.abs(p50Over))} ms (≤ + 5), p99 ${p99Ratio.toFixed(2)}× floor (≤ 2×): ` +
         `${verdict(p50Over <= 5 && kairos.lateness.p99 <= 2 * floor.lateness.p99)} |`,
     );
+    if (ruled) {
+      const over = ruled.lateness.p50 - kairos.lateness.p50;
+      rows.push(
+        `| lateness at ${rate} due/s with response rules on every endpoint (3 conditions, 2 rules), p50 / p99 (n ${ruled.lateness.n}) | ` +
+          `${ms(ruled.lateness.p50)} / ${ms(ruled.lateness.p99)} ms | without them (the row above): ${ms(kairos.lateness.p50)} / ${ms(kairos.lateness.p99)} ms | ` +
+          `p50 ${over >= 0 ? '+' : '−'} ${ms(Math.abs(over))} ms, p99 ${(ruled.lateness.p99 / kairos.lateness.p99).toFixed(2)}× without; against the floor: ` +
+          `${verdict(ruled.lateness.p50 - floor.lateness.p50 <= 5 && ruled.lateness.p99 <= 2 * floor.lateness.p99)} |`,
+      );
+    }
   }
   return { rows, busy };
 }
@@ -81,6 +101,8 @@ interface Pairs {
   pairCeilings: number[];
   offRuns: KairosFigures[];
   onRuns: KairosFigures[];
+  /** BENCH_RULES=both: AI off with every endpoint carrying response rules; else empty. */
+  rulesRuns: KairosFigures[];
   floorRuns: BaselineFigures[];
   leastRuns: BaselineFigures[];
   plannedRuns: BaselineFigures[];
@@ -107,6 +129,7 @@ async function sustainedPairs({ target, redis }: Bench): Promise<Pairs> {
     pairCeilings: [],
     offRuns: [],
     onRuns: [],
+    rulesRuns: [],
     floorRuns: [],
     leastRuns: [],
     plannedRuns: [],
@@ -117,7 +140,17 @@ async function sustainedPairs({ target, redis }: Bench): Promise<Pairs> {
     pairs.offered.push(offered);
     for (const ai of inTurn(pair, false, true)) {
       const runs = ai ? pairs.onRuns : pairs.offRuns;
-      runs.push(await kairosScenario(ai ? 'sustained_on' : 'sustained_off', offered, target, single(redis), { ai }));
+      const rules = RULES === 'both' ? { rules: false } : {};
+      runs.push(
+        await kairosScenario(ai ? 'sustained_on' : 'sustained_off', offered, target, single(redis), { ai, ...rules }),
+      );
+      // With BENCH_RULES=both, the window with rules sits next to AI off: after it in one pair (off, rules, on),
+      // before it in the next (on, rules, off).
+      if (RULES === 'both' && ai === (pair % 2 === 1)) {
+        pairs.rulesRuns.push(
+          await kairosScenario('sustained_rules', offered, target, single(redis), { ai: false, rules: true }),
+        );
+      }
     }
     pairs.floorRuns.push(await floorScenario(2 * offered, target, redis));
     pairs.leastRuns.push(await skeletonScenario(offered, target, redis, { plan: false }));
@@ -160,13 +193,25 @@ function sustainedRows(pairs: Pairs, off: KairosFigures, on: KairosFigures): str
   return rows;
 }
 
+/** BENCH_RULES=both: delivered/s with response rules on every endpoint against the same pairs without them. */
+function rulesRow(pairs: Pairs, off: KairosFigures): string {
+  const { offered, offRuns, rulesRuns } = pairs;
+  const ruled = meanFigures(rulesRuns);
+  const ratios = rulesRuns.map((run, index) => run.delivered / offRuns[index]!.delivered);
+  return (
+    `| response rules on every endpoint (3 successWhen conditions, 2 rules; AI off): delivered/s (${each(offered, thousands)} endpoints; mean of ${each(rulesRuns.map((run) => run.delivered))}) | ${ruled.delivered.toFixed(0)}/s | ` +
+    `without them (AI off): ${off.delivered.toFixed(0)}/s | ${pctAgainst(ruled.delivered / off.delivered)} of it (pairs: ${each(ratios, pct)}; ≥ 95 %): ${verdict(ruled.delivered >= 0.95 * off.delivered)} |`
+  );
+}
+
 /** Each sustained window's host speed and the calling process's threads, pair by pair, and the round trips. */
 function reportWindows(pairs: Pairs, off: KairosFigures, on: KairosFigures): void {
   const { ceilings, offered, offRuns, onRuns, floorRuns, leastRuns, plannedRuns } = pairs;
   const hostSpeed = (runs: { hostTaskUs: number }[]) => each(runs.map((run) => run.hostTaskUs));
   report(
     `The host's speed by window (µs of wall time one fixed task took in the benchmark's thread, median; pair by pair; higher is slower): ` +
-      `got's ceiling ${hostSpeed(ceilings)}, Kairos AI off ${hostSpeed(offRuns)}, AI on ${hostSpeed(onRuns)}, bare BullMQ + got ${hostSpeed(floorRuns)}, ` +
+      `got's ceiling ${hostSpeed(ceilings)}, Kairos AI off ${hostSpeed(offRuns)}, AI on ${hostSpeed(onRuns)}, ` +
+      `${pairs.rulesRuns.length > 0 ? `with response rules ${hostSpeed(pairs.rulesRuns)}, ` : ''}bare BullMQ + got ${hostSpeed(floorRuns)}, ` +
       `the reference shape ${hostSpeed(leastRuns)}, with its stored plan ${hostSpeed(plannedRuns)}.`,
   );
   const threads = (runs: { coreUse: CoreUse }[]) => runs.map(({ coreUse }) => coreUseText(coreUse)).join(', ');

@@ -4,7 +4,7 @@
  * each row at saturation (or BENCH_SKELETON_LOAD endpoints at 1 s): the reference shape
  * (bench/skeleton.ts) without and with its stored plan, with its calls in a worker thread, then with
  * Kairos's own parts added one step at a time (SKELETON_KAIROS), and Kairos itself. What is left
- * between the last step and Kairos is services/executor/src/executor.ts around executePlannedRun.
+ * between the last step and Kairos is services/executor/src/queue-workers.ts around executePlannedRun.
  * One 10 s window of a row moved by up to 20 % on this host with the same code, so BENCH_ROUNDS runs
  * every row that many times, forward in odd rounds and backward in even ones, each round numbered.
  * With BENCH_CPU_PROF it sets executors' main threads side by side by what ran them.

@@ -1,6 +1,6 @@
 /**
  * axe-core over every page of the web UI in each state a person meets it (empty, filled, with
- * errors, with a one-time secret, paused, archived; desktop and 360 px), with the scheduling engine
+ * errors, with a one-time secret, paused, archived, with response rules; desktop and 360 px), with the scheduling engine
  * running so runs and test results are real: 0 violations of the WCAG 2.0/2.1/2.2 A and AA rules.
  */
 import type { Page } from 'playwright-core';
@@ -178,6 +178,68 @@ describe('axe-core: 0 violations of WCAG 2.0/2.1/2.2 A and AA', () => {
     await page.goto(h.url('/no-such-page'));
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
     states.push(await check(page, 'not found'));
+    clean(states);
+  }, 120_000);
+
+  it('response rules: the editor with errors, the backtest, the rule in force and a run that matched', async () => {
+    const { page } = h;
+    const states: [string, AxeViolation[]][] = [];
+    const created = await pageRequest(page, 'POST', `/api/jobs/${jobId}/endpoints`, {
+      name: 'Watch backlog',
+      url: `${h.target.origin}/backlog`,
+      method: 'GET',
+      baselineIntervalMs: 1000,
+      successWhen: { status: ['2xx'], all: [{ path: '$.ok', op: 'eq', value: true }] },
+      rules: [{ name: 'backlog high', when: { status: ['2xx'] }, then: { intervalMs: 60_000 } }],
+    });
+    expect(created.status).toBe(201);
+    const watchId: string = created.body.id;
+    await waitFor(
+      () =>
+        h.api.db.prisma.run
+          .count({ where: { endpointId: watchId, rulesMatched: { has: 'backlog high' } } })
+          .then(Boolean),
+      15_000,
+      'a run matching the rule',
+    );
+
+    await page.goto(h.url(`/endpoints/${watchId}`));
+    await page.getByRole('region', { name: 'Response rules' }).getByText('Rule in force: backlog high').waitFor();
+    await page.getByRole('cell', { name: 'backlog high' }).first().waitFor();
+    states.push(await check(page, 'endpoint with a rule in force and runs that matched it'));
+    await narrow.goto(h.url(`/endpoints/${watchId}`));
+    await narrow.getByRole('region', { name: 'Response rules' }).getByText('Rule in force: backlog high').waitFor();
+    states.push(await check(narrow, 'endpoint with a rule in force at 360 px'));
+
+    const run = await h.api.db.prisma.run.findFirstOrThrow({ where: { endpointId: watchId } });
+    await page.goto(h.url(`/runs/${run.id}`));
+    await page.getByText('backlog high').waitFor();
+    states.push(await check(page, 'run that matched a rule'));
+
+    await page.goto(h.url(`/endpoints/${watchId}/edit`));
+    await page.getByLabel('Rule 1 name').waitFor();
+    await page.getByRole('button', { name: 'Add a condition to rule 1' }).click();
+    await page.getByLabel('Rule 1 condition 1 path').fill('$.backlog');
+    await page.getByLabel('Rule 1 condition 1 operator').selectOption('gt');
+    await page.getByLabel('Rule 1 condition 1 value').fill('100');
+    await page.getByText('Reads: backlog is greater than 100').waitFor();
+    await page.getByRole('button', { name: 'Add a rule' }).click();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The endpoint was not saved.' }).waitFor();
+    states.push(await check(page, 'edit endpoint, the rules editor with errors'));
+
+    await page.getByRole('button', { name: 'Remove rule 2' }).click();
+    await page.getByRole('button', { name: 'Run the backtest' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Replayed \d+ runs?/ })
+      .waitFor();
+    await page.getByRole('table', { name: /^Rules matched per run/ }).waitFor();
+    states.push(await check(page, 'edit endpoint with a backtest'));
+    await narrow.goto(h.url(`/endpoints/${watchId}/edit`));
+    await narrow.getByRole('button', { name: 'Run the backtest' }).click();
+    await narrow.getByRole('table', { name: /^Rules matched per run/ }).waitFor();
+    states.push(await check(narrow, 'edit endpoint with a backtest at 360 px'));
     clean(states);
   }, 120_000);
 

@@ -1,5 +1,5 @@
 /**
- * The web UI with a keyboard and a screen reader in mind (issue #56), in a real browser with the
+ * The web UI with a keyboard and a screen reader in mind, in a real browser with the
  * scheduling engine running: a title per page and focus on its heading after each navigation, focus
  * kept on the control after in-page actions, one-time secrets announced and focused, forms that
  * answer Enter, focus their first error and announce it in the field's own units and words, controls

@@ -31,7 +31,7 @@ describe('settings', () => {
     }
   });
 
-  it("shows the new account's signing key once, on the first visit (issue #17)", async () => {
+  it("shows the new account's signing key once, on the first visit", async () => {
     // The account was created by the IdP sign-in, which shows no key: Settings reveals it once.
     const signing = section('Signing key');
     const secret = signing.getByRole('group', { name: 'Your signing key' });

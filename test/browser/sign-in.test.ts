@@ -17,7 +17,7 @@ const sessionStatus = () =>
   h.page.evaluate(async () => (await fetch('/api/auth/session', { credentials: 'same-origin' })).status);
 
 describe('sign-in', () => {
-  it('a signed-out visit is a normal answer: no console error, a page title, no axe violation (issue #56)', async () => {
+  it('a signed-out visit is a normal answer: no console error, a page title, no axe violation', async () => {
     const { page } = h;
     const logged = collectConsoleErrors(page);
     await page.goto(h.url('/jobs'));
@@ -98,7 +98,7 @@ describe('sign-in without an identity provider', () => {
   }, 60_000);
   afterAll(() => local?.close());
 
-  it('says how to get a new one-time link with the CLI, not to restart the server (issue #56)', async () => {
+  it('says how to get a new one-time link with the CLI, not to restart the server', async () => {
     const { page } = local;
     await page.goto(local.url('/'));
     const note = page.getByText('No identity provider is configured', { exact: false });

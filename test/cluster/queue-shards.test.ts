@@ -1,5 +1,5 @@
 /**
- * Issue #15 on a real Redis Cluster (test/redis-cluster.ts: three masters, three replicas on
+ * Queue shards on a real Redis Cluster (test/redis-cluster.ts: three masters, three replicas on
  * loopback): the engine (scheduler + executor, in-process) runs with KAIROS_QUEUE_SHARDS=3 through
  * an ioredis Cluster connection. Checks: every endpoint runs on time; the shards' keys sit on all
  * three masters; a manual failover of a master (CLUSTER FAILOVER on its replica) loses no
@@ -33,7 +33,7 @@ const endpointIds: string[] = [];
 /**
  * A prefix whose three shard hash tags hash to slots on three different masters. With three shards
  * a random prefix lands them on distinct masters only 6 times in 27: an operator places them on
- * purpose too (docs/operations.md: more shards than masters, or move slots).
+ * purpose too (docs/operations/scaling.md: more shards than masters, or move slots).
  */
 async function spreadPrefix(): Promise<string> {
   const masters = await cluster.masters();

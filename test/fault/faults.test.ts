@@ -1,12 +1,12 @@
 /**
- * The fault suite (issue #12): the four services under `pnpm start`'s supervisor, a steady load of
+ * The fault suite: the four services under `pnpm start`'s supervisor, a steady load of
  * 30 endpoints every second against a local target, and one fault at a time — kill -9 of each
  * service, Redis restarted empty, Redis connections killed, PostgreSQL restarted, then targets that
  * hang, reset mid-body, answer NUL or invalid UTF-8, or send oversized headers. Each fault prints a
  * row (measure.ts defines the columns) and must stay within the bounds below.
  *
  * Bounds: recovery ≤ 30 s (≤ 60 s after a kill -9: BullMQ notices a job whose worker died once its
- * 15 s lock has expired and a stalled check (every 10 s) has run: services/executor/src/executor.ts), 0 lost, 0 recorded twice, executed twice only after a kill -9 of the executor
+ * 15 s lock has expired and a stalled check (every 10 s) has run: services/executor/src/queue-workers.ts), 0 lost, 0 recorded twice, executed twice only after a kill -9 of the executor
  * (the at-least-once window: the process died between the call and the record) and then only under
  * the same run id. Runs alone with:
  *   NODE_OPTIONS=--experimental-vm-modules pnpm exec jest test/fault/faults.test.ts

@@ -5,7 +5,7 @@
  *   /readyz again; otherwise the fault's end) and every endpoint has a run recorded that started
  *   after that moment;
  * - lost: a run id that reached the target but was never recorded, plus an endpoint that did not run
- *   again within the bound. Slots that came due while nothing could run are not lost: the spec's
+ *   again within the bound. Slots that came due while nothing could run are not lost: the
  *   missed-run rule runs an endpoint once (the latest missed slot) after downtime, never a burst;
  * - recorded twice: two run rows for one planned slot (endpoint, scheduledAt);
  * - executed twice: a request whose run id had already reached the target (a retried delivery), and

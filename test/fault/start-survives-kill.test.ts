@@ -1,5 +1,5 @@
 /**
- * Issue #12: `kill -9` of one service under `pnpm start` used to stop every service (the api too)
+ * `kill -9` of one service under `pnpm start` used to stop every service (the api too)
  * and nothing came back. Here the real scripts/start.mjs runs the four services against a cloned
  * test database and the machine's Redis (own queue prefix, free ports); the executor is killed with
  * SIGKILL, and the api must keep serving while a new executor comes up. SIGTERM then stops the

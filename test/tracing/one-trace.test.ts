@@ -1,5 +1,5 @@
 /**
- * Issue #17, "one trace per execution": the api, scheduler, executor and planner run as their own
+ * One trace per execution: the api, scheduler, executor and planner run as their own
  * processes (from source, as `pnpm start` does) against a cloned database and the machine's Redis
  * (own queue prefix), exporting to an OTLP HTTP/JSON receiver on 127.0.0.1. An endpoint created
  * through the api runs against a local target, and the request that created it, the scheduler's

@@ -22,7 +22,7 @@ import {
   type CommandContext,
 } from './commands.js';
 import type { Io } from './output.js';
-import { connect, login, sessionOf, type Env } from './session.js';
+import { connect, login, signInOf, type Env } from './sign-in.js';
 
 export const USER_USAGE = `Usage: kairos <command> [options]
 
@@ -81,19 +81,19 @@ export async function runCli(argv: string[], options: CliOptions): Promise<numbe
       io.out(USER_USAGE);
       return command || values.help ? EXIT.ok : EXIT.usage;
     }
-    const session = sessionOf(options.env, io.err);
+    const signIn = signInOf(options.env, io.err);
     if (command === 'login') {
-      await login(session);
+      await login(signIn);
       return EXIT.ok;
     }
     if (command === 'logout') {
-      await session.store.clear();
-      io.err(`signed out: removed ${session.store.path}`);
+      await signIn.store.clear();
+      io.err(`signed out: removed ${signIn.store.path}`);
       return EXIT.ok;
     }
     const stdin = options.stdin ?? process.stdin;
     const ctx: CommandContext = {
-      api: await connect(session, options.env),
+      api: await connect(signIn, options.env),
       io,
       json,
       read: (path) => (path === '-' ? readStream(stdin) : readFile(path, 'utf8')),

@@ -2,7 +2,8 @@
  * The `kairos` CLI as users run it (`pnpm kairos`: a spawned process) against a real api on
  * 127.0.0.1: plan's exit codes (0 no change, 2 changes), apply with and without --yes, an invalid
  * file (1, the document path named), export → plan with no change, lists, runs tail, usage (64),
- * and the operator commands under their own heading.
+ * the operator commands under their own heading, and `kairos test` making a real call through a real
+ * executor to a target on 127.0.0.1 (0 on success, 2 on a failed call, 1 for an unknown endpoint).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { newId } from '@kairos/core';
 import { stringify } from 'yaml';
 import { createApiHarness, startHarnessApi, type ApiHarness, type TestAccount } from '../../../test/api.js';
+import { startExecutor, type Executor } from '../../../test/engine.js';
+import { startTestServer, type TestServer } from '../../../test/test-server.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 let harness: ApiHarness;
@@ -164,4 +167,87 @@ describe('kairos plan / apply / export', () => {
     expect(help.stdout).toContain('Operator commands');
     expect(help.stdout.indexOf('kairos plan')).toBeLessThan(help.stdout.indexOf('kairos accounts create'));
   });
+});
+
+describe('kairos test <endpoint> against a real run', () => {
+  let executor: Executor;
+  let target: TestServer;
+  const RUN_LINE = /^Test run ([0-9a-f-]{36}) /;
+
+  beforeAll(async () => {
+    // The target answers by path: /ok 200 {"ok":true}, /not-ok 200 {"ok":false}, anything else 503.
+    target = await startTestServer((req, res) => {
+      if (req.url === '/ok') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      else if (req.url === '/not-ok') res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":false}');
+      else res.writeHead(503, { 'content-type': 'text/plain' }).end('maintenance');
+    });
+    executor = await startExecutor(harness, {
+      concurrency: 2,
+      egress: { allowPrivateTargets: false, allowCidrs: ['127.0.0.0/8'] },
+    });
+    const api = harness.client(account.apiKey);
+    const job = await api.post('/api/jobs', { name: 'Shop', key: 'shop' });
+    expect(job.status).toBe(201);
+    const endpoint = (key: string, path: string, fields: Record<string, unknown> = {}) =>
+      api.post(`/api/jobs/${job.body.id}/endpoints`, {
+        key,
+        name: key,
+        url: `${target.origin}${path}`,
+        method: 'GET',
+        baselineIntervalMs: 3_600_000,
+        ...fields,
+      });
+    for (const created of [
+      await endpoint('ok', '/ok'),
+      await endpoint('down', '/down'),
+      await endpoint('asserted', '/not-ok', { successWhen: { all: [{ path: '$.ok', op: 'eq', value: true }] } }),
+    ]) {
+      expect(created.status).toBe(201);
+    }
+  }, 30_000);
+  afterAll(async () => {
+    await executor?.close();
+    await target?.close();
+  });
+
+  /** The test run the command printed, as recorded. */
+  async function recordedRun(stdout: string) {
+    const runId = RUN_LINE.exec(stdout)?.[1];
+    expect(runId).toBeDefined();
+    return harness.db.prisma.run.findUniqueOrThrow({ where: { id: runId! } });
+  }
+
+  it('exits 0 and prints the run when the call succeeds', async () => {
+    const calls = target.requests.length;
+    const outcome = await kairos(['test', 'shop/ok']);
+    expect(outcome).toMatchObject({ code: 0, stderr: '' });
+    expect(outcome.stdout).toMatch(/^Test run [0-9a-f-]{36} success, HTTP 200, \d+ ms\n$/);
+    expect(target.requests.slice(calls).map((request) => request.url)).toEqual(['/ok']);
+    expect(await recordedRun(outcome.stdout)).toMatchObject({ source: 'test', status: 'success', statusCode: 200 });
+
+    const json = await kairos(['test', 'shop/ok', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 'success', statusCode: 200, runId: expect.any(String) });
+  }, 30_000);
+
+  it('exits 2 when the call fails: an HTTP error, and a body that fails successWhen', async () => {
+    const down = await kairos(['test', 'shop/down']);
+    expect(down.code).toBe(2);
+    expect(down.stdout).toMatch(/^Test run [0-9a-f-]{36} failed, HTTP 503, \d+ ms/);
+    expect(await recordedRun(down.stdout)).toMatchObject({ source: 'test', status: 'failed', statusCode: 503 });
+
+    const asserted = await kairos(['test', 'shop/asserted']);
+    expect(asserted.code).toBe(2);
+    expect(asserted.stdout).toMatch(/^Test run [0-9a-f-]{36} failed, HTTP 200, \d+ ms: .*\$\.ok/);
+    expect(await recordedRun(asserted.stdout)).toMatchObject({ status: 'failed', errorKind: 'assertion_failed' });
+  }, 30_000);
+
+  it('exits 1 for an endpoint that does not exist, without calling anything', async () => {
+    const calls = target.requests.length;
+    const missing = await kairos(['test', 'shop/nope']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('NOT_FOUND: no endpoint with key "nope" in job "shop"');
+    expect((await kairos(['test'])).code).toBe(64);
+    expect(target.requests.length).toBe(calls);
+  }, 30_000);
 });

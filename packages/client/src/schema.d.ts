@@ -1139,7 +1139,7 @@ export interface components {
                 [key: string]: unknown;
             } | unknown[]) | null;
         };
-        /** @description Retries inside one run (default null: one attempt, the spec). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the spec's backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
+        /** @description Retries inside one run (default null: one call per run). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the failure backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
         RetrySettings: {
             /**
              * @description More attempts after the first (1 to 5)
@@ -1625,7 +1625,7 @@ export interface components {
             jitterMs: number;
             timeoutMs: number;
             maxResponseSizeKb: number;
-            /** @description Retries inside a run; null: one attempt per run (the spec) */
+            /** @description Retries inside a run; null: one call per run */
             retry: components["schemas"]["RetrySettingsOutput"] | null;
             /** @description The trace context goes to the target while the deployment has tracing on; false: never */
             propagateTrace: boolean;
@@ -1882,7 +1882,7 @@ export interface components {
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
-            /** @description Same as errorMessage (the spec names both) */
+            /** @description Same as errorMessage (both names are kept) */
             error: string | null;
             /**
              * Format: date-time
@@ -2510,7 +2510,7 @@ export interface components {
              */
             createdAt: string;
         };
-        /** @description Retries inside one run (default null: one attempt, the spec). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the spec's backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
+        /** @description Retries inside one run (default null: one call per run). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the failure backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
         RetrySettingsOutput: {
             /**
              * @description More attempts after the first (1 to 5)

@@ -4,7 +4,7 @@ import { v7 as uuidv7, validate, version } from 'uuid';
 /**
  * Random bytes for ids, drawn 4 KiB at a time: uuid's own source asks Web Crypto for 16 bytes per id,
  * 3.1–3.6 µs of CPU an id against 0.6–0.9 from this pool (300,000 ids, one process; the scheduler
- * makes one per planned run: docs/benchmarks.md session 22).
+ * makes one per planned run: docs/decisions/0016-run-ids-from-a-random-pool.md).
  */
 const pool = new Uint8Array(4096);
 let poolAt = pool.length;

@@ -1,6 +1,5 @@
 /**
- * Job state machine (spec: States and transitions > Job status), with the cases the spec leaves
- * open decided as follows:
+ * Job state machine (the job status: active, paused, archived), with these transitions:
  *  - pause/resume are idempotent (pausing a paused job is a no-op that succeeds);
  *  - archive works from active and paused, and is idempotent;
  *  - archived is terminal: pausing, resuming or editing an archived job is a CONFLICT.

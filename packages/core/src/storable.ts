@@ -2,8 +2,8 @@
  * Storable text: PostgreSQL refuses U+0000 in text and jsonb ("invalid byte sequence" /
  * "unsupported Unicode escape sequence") and refuses a lone UTF-16 surrogate in jsonb (JSON.stringify
  * writes it as the escape "\ud800", which jsonb rejects). One such character in a response body or a
- * model answer used to fail the whole recording batch, so the delivery was retried with a new HTTP
- * call each time (issue #12).
+ * model answer, stored as it came, would fail the whole recording batch, and the delivery would be
+ * retried with a new HTTP call each time.
  *
  * Two uses, one definition of "unstorable":
  * - data the service records from outside (response bodies, error messages, model output) is

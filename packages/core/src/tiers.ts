@@ -2,9 +2,9 @@
  * Per-account limits by tier: API rate limits and quotas. Pure table + one merge function; the api
  * enforces them (rate limiter, quota checks), the planner reads aiTokensPerMonth.
  *
- * The spec fixes only the rate limits of Free (60/min, burst 10) and Pro (300/min, burst 50);
+ * Free is limited to 60 requests/min (burst 10) and Pro to 300/min (burst 50);
  * Enterprise is "custom": the defaults below apply until an operator sets quotaOverrides
- * (`kairos accounts set-quota`). Every other number is our choice, documented in the README.
+ * (`kairos accounts set-quota`). Every number is documented in docs/guide/api.md.
  */
 import { z } from 'zod';
 

@@ -23,7 +23,7 @@ export interface CreatedAccount {
   user: User;
   apiKey: { record: ApiKey; raw: string } | null;
   /**
-   * Created with the account (SPEC "Signing keys"). Unless the caller shows it (signingKeyRevealedAt),
+   * Created with the account . Unless the caller shows it (signingKeyRevealedAt),
    * POST /api/signing-keys/reveal shows it once later (the web UI's first Settings visit).
    */
   signingKey: SigningKeyInfo;

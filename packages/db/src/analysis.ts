@@ -312,7 +312,7 @@ export async function recordAnalysisSession(
   const uncharged = tokens - (session.chargedTokens ?? 0);
   // Model text, tool names and tool input are outside data: one U+0000 or lone surrogate (a body cut
   // at 500 characters can split a surrogate pair) would fail this write, so they are made storable
-  // (issue #12), and of any size, so each part is cut to a few KB, marked (core session-bounds.ts).
+  //, and of any size, so each part is cut to a few KB, marked (core session-bounds.ts).
   // Tool input nested past JSON_MAX_DEPTH is dropped (params null); the rest is kept.
   const actionsApplied = session.actionsApplied.map(storableAction);
   await db.prisma.$transaction(async (tx) => {

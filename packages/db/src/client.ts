@@ -22,11 +22,9 @@ export function createDatabase({ url, poolMax = 10 }: DatabaseOptions): Database
     connectionTimeoutMillis: 5000,
     // A connection once opened stays open (at most poolMax of them): pg's default closed one idle
     // for 10 s, and its pool lends the most recently used first, so the connections a burst opened
-    // sat idle, were closed and were opened again at the next burst, a new PostgreSQL backend each
-    // time. On 2 cores those reconnects came with 60–200 ms stalls of the executor's event loop; in
-    // six alternated pairs of runs lateness p99 was lower without them in all six: at 1,000 due/s
-    // 40, 66, 328, 118 ms against 152, 258, 534, 243, at 500 due/s 38, 28 against 203, 66
-    // (docs/benchmarks.md, session 14).
+    // would sit idle, be closed and be opened again at the next burst, a new PostgreSQL backend each
+    // time. On 2 cores those reconnects stall the executor's event loop 60–200 ms, and lateness p99
+    // is lower without them (docs/decisions/0019-database-connections-stay-open.md).
     idleTimeoutMillis: 0,
     // Idle connections do not keep a process alive: a script that forgets close() still ends.
     allowExitOnIdle: true,

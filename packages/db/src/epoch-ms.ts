@@ -4,7 +4,7 @@
  * Date, on the calling service's main thread, for every time of every row: the executor's read of
  * its targets (three times a row: 3.6–3.9 against 6.3–7.7 µs a row over 200 rows) and the
  * scheduler's recompute (four a row: 4.2–6.7 against 8.6–12.6 µs; one time sent a row, 1.1–2.0
- * against 2.1–3.4 µs; docs/benchmarks.md sessions 21 and 22). Milliseconds are the columns'
+ * against 2.1–3.4 µs; docs/decisions/0018-times-as-epoch-milliseconds.md). Milliseconds are the columns'
  * precision (every timestamptz of the schema is timestamptz(3)), so nothing is rounded away.
  */
 

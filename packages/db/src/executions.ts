@@ -34,9 +34,9 @@ export interface ExecutionTarget {
   body: string | Record<string, unknown> | unknown[] | null;
   timeoutMs: number;
   maxResponseSizeKb: number;
-  /** Retries inside the run (issue #16); null: one attempt (the spec). */
+  /** Retries inside the run (opt-in); null: one call per run. */
   retry: RetrySettings | null;
-  /** Send the execution's trace context to the target (only while tracing is on; README "Tracing"). */
+  /** Send the execution's trace context to the target (only while tracing is on; docs/operations/observability.md "Tracing"). */
   propagateTrace: boolean;
   lastRunAt: Date | null;
   /** Planned time of the latest slot that has its run recorded (or was skipped for quota). */
@@ -182,7 +182,7 @@ const timeIn = (column: 'scheduledAt' | 'startedAt' | 'completedAt') => `${fromE
  * times travel as epoch milliseconds (runsJson), not ISO strings: a Date's toJSON and PostgreSQL's
  * parse of timestamptz text cost the executor 2.3–2.4 µs and the backend 1.6–1.9 µs a run more
  * (runsJson of 100 runs: 3.5–3.6 against 1.2 µs of CPU a run; 200 runs through json_to_recordset,
- * the backend's CPU from /proc; docs/benchmarks.md session 21). Milliseconds are the columns' precision.
+ * the backend's CPU from /proc; docs/decisions/0018-times-as-epoch-milliseconds.md). Milliseconds are the columns' precision.
  */
 const runsFromJson = (withRules: boolean) => `
   SELECT id, "accountId", "endpointId", source, status,
@@ -306,7 +306,7 @@ type RecordedRow = { id: string; endpointId: string; transitionCandidate: boolea
  * A batch is written first as plain inserts and only when one of its runs is recorded already (a
  * retried delivery, rare) again with ON CONFLICT DO NOTHING: the conflict check cost every run
  * 73.5 against 64.7 µs of PostgreSQL CPU for the insert alone (5,000 endpoints' runs in batches of 100
- * from two connections, six alternated rounds; docs/benchmarks.md, session 24). The first statement
+ * from two connections; docs/decisions/0022-runs-inserted-without-conflict-check-or-account-key.md). The first statement
  * fails whole, so nothing of it stays; a delivery racing another of the same run waits for its commit
  * either way.
  */

@@ -1,6 +1,6 @@
 /**
  * Notification channels, notifications (one row per event and channel, with its delivery) and the
- * endpoint state changes that raise them (issue #16, opt-in).
+ * endpoint state changes that raise them (opt-in).
  *
  * State changes, never runs: `applyEndpointTransitions` runs after a batch of runs is recorded and,
  * in one statement under the rows' locks, moves each endpoint between healthy and failing

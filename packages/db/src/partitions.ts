@@ -3,7 +3,7 @@
  * prisma/migrations/20261123211540_runs_partitioned). A UUIDv7 starts with the millisecond it was
  * made, so the smallest UUID of a month's first millisecond bounds that month. The scheduler's
  * retention sweep (services/scheduler/src/retention.ts) creates partitions ahead and drops whole
- * partitions past the longest retention; docs/operations.md ("Runs partitions") for operators.
+ * partitions past the longest retention; docs/operations/scaling.md ("Runs partitions") for operators.
  *
  * Partition DDL takes an ACCESS EXCLUSIVE lock on runs for a moment: every statement here runs
  * with a 5 s lock_timeout, so a busy table makes the sweep give up (and retry next sweep) rather
@@ -65,7 +65,7 @@ export async function listRunPartitions(db: Database): Promise<RunPartition[]> {
 export async function ensureRunPartitions(db: Database, now: Date, monthsAhead = 2): Promise<string[]> {
   const partitions = await listRunPartitions(db);
   const existing = new Set(partitions.map((partition) => partition.from?.getTime()));
-  // Storage parameters (autovacuum tuning, docs/operations.md) live on partitions, not on runs:
+  // Storage parameters (autovacuum tuning, docs/operations/scaling.md) live on partitions, not on runs:
   // a new partition takes those of the newest month partition.
   const newest = partitions.filter((partition) => partition.from !== null).at(-1);
   const options = newest

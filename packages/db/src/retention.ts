@@ -59,7 +59,7 @@ export async function deleteRunsBefore(
 /**
  * Deletes up to `batchSize` analysis sessions of one account created before `before`. Not
  * partitioned: at most one session per endpoint per analysis, orders of magnitude fewer rows than
- * runs (docs/operations.md, "Runs partitions").
+ * runs (docs/operations/scaling.md, "Runs partitions").
  */
 export async function deleteAnalysisSessionsBefore(
   db: Database,

@@ -35,8 +35,8 @@ export interface PlannedRun {
   source: string;
 }
 
-/** What the policy plans for an endpoint (the version and owner come from the row). */
-export type NextRun = Pick<PlannedRun, 'runId' | 'scheduledAt' | 'source'>;
+/** The scheduler's decision for an endpoint: its planned run (the version and owner come from the row; core's NextRun is the policy's answer it is made from). */
+export type RunDecision = Pick<PlannedRun, 'runId' | 'scheduledAt' | 'source'>;
 
 /** The row's times, read as epoch milliseconds and made Dates here (epoch-ms.ts). */
 const ROW_TIMES = [
@@ -93,7 +93,7 @@ const SELECT_FOR_UPDATE = `
  * time because the endpoint's jitter offset derives from it (core/schedule/jitter.ts): the stored
  * nextRunAt is the jittered time, so a retried delivery or a reconcile re-add keeps it.
  */
-export function decideNextRun(row: ScheduleRow, now: Date): NextRun | null {
+export function decideNextRun(row: ScheduleRow, now: Date): RunDecision | null {
   if (row.archivedAt !== null || row.jobStatus !== 'active') return null;
   const planned = row.nextRunId !== null && row.nextRunAt !== null ? { id: row.nextRunId, at: row.nextRunAt } : null;
   if (planned && (row.lastScheduledAt === null || row.lastScheduledAt < planned.at)) {
@@ -127,13 +127,13 @@ export interface RecomputedEndpoint {
 /**
  * Recomputes endpoints under their row locks, many per transaction: one SELECT … FOR UPDATE, one
  * UPDATE of every decision, then `apply` replaces the queued jobs before COMMIT, still under the
- * locks. Four round trips per batch instead of four per endpoint (docs/benchmarks.md: the scheduler
- * was bound by round trips, not by computation). Endpoints that no longer exist are left out.
+ * locks. Four round trips per batch instead of four per endpoint (a scheduler is bound by round
+ * trips, not by computation: docs/decisions/0008-group-commit-on-the-hot-path.md). Endpoints that no longer exist are left out.
  */
 export async function recomputeEndpoints<T>(
   db: Database,
   endpointIds: string[],
-  decide: (row: ScheduleRow) => NextRun | null,
+  decide: (row: ScheduleRow) => RunDecision | null,
   apply: (recomputed: RecomputedEndpoint[]) => Promise<T>,
 ): Promise<T> {
   const client = await db.pool.connect();
@@ -187,7 +187,11 @@ export type LockedQuery = (sql: string, ...values: unknown[]) => Promise<unknown
  * queues its due job, removing the superseded one (the version before this one: Scheduler).
  * Returns the plan (null: nothing to plan, the job is not active).
  */
-export async function planChangedSchedule(query: LockedQuery, endpointId: string, now: Date): Promise<NextRun | null> {
+export async function planChangedSchedule(
+  query: LockedQuery,
+  endpointId: string,
+  now: Date,
+): Promise<RunDecision | null> {
   const [read] = (await query(SELECT_FOR_UPDATE, [endpointId])) as LockedRow[];
   if (!read) return null;
   const next = decideNextRun(datesInPlace<ScheduleRow>(read, ROW_TIMES), now);
@@ -216,7 +220,7 @@ export interface PlannedRunsPage {
  * the active ones among them. The page is cut on the primary key first and filtered after, so each
  * page is an index range scan: filtered and joined before the LIMIT, PostgreSQL chose a parallel
  * sequential scan and a top-N sort of every row left, 2.7–3.0 s per 2,000-row page at 1,000,000
- * endpoints (EXPLAIN ANALYZE, docs/benchmarks.md), a sweep quadratic in the table's size.
+ * endpoints (EXPLAIN ANALYZE, docs/decisions/0014-reconcile-pages-by-primary-key.md), a sweep quadratic in the table's size.
  */
 export async function listPlannedRuns(db: Database, afterId: string | null, limit: number): Promise<PlannedRunsPage> {
   const { rows } = await db.pool.query<PlannedRun & { planned: boolean }>(

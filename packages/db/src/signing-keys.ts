@@ -1,16 +1,16 @@
 /**
- * The account's outbound signing key (SPEC "Signing keys"): one per account, stored only
+ * The account's outbound signing key : one per account, stored only
  * encrypted under the master key (AES-256-GCM, core/signing/secret-box.ts). The raw key leaves
  * these functions only on create and rotate, to be shown once. Rotation replaces the key in place:
  * the executor reads it for every execution (no cache), so the old key is invalid at once.
  *
- * Grace window (issue #16, opt-in): when the account's `signingKeyGraceMinutes` is above 0, the
+ * Grace window (opt-in): when the account's `signingKeyGraceMinutes` is above 0, the
  * rotation moves the replaced key (still encrypted) to `previousEncryptedKey` with
  * `previousExpiresAt` = rotation time + the window; the executor signs with both until then. Only one
  * previous key is kept: rotating again inside a window drops the older one. `revokePreviousSigningKey`
  * ends the window at once. With 0 (the default) a rotation clears any previous key.
  *
- * Shown once (issue #17): `revealedAt` records when the raw key was shown. Create and rotate show it
+ * Shown once: `revealedAt` records when the raw key was shown. Create and rotate show it
  * in their answer, the operator CLI prints the key of the account it creates; an account created at
  * sign-in has never shown its key, so `revealSigningKey` answers it once (decrypted), then CONFLICT.
  */

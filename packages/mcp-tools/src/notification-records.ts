@@ -1,5 +1,5 @@
 /**
- * The notification records (issue #16). The API declares them in its route module, not in core, so
+ * The notification records. The API declares them in its route module, not in core, so
  * they are written here once: the notification tools' output schemas, and the client's types.
  */
 import { NOTIFICATION_CHANNEL_TYPES } from '@kairos/core';

@@ -1,7 +1,7 @@
 /**
  * Queue names and the key prefix. The prefix is a Redis Cluster hash tag ({kairos}), so every key
  * BullMQ writes for one queue lands in one slot: BullMQ's Lua scripts touch several keys at once
- * and would fail with CROSSSLOT otherwise (see docs/operations.md). With KAIROS_QUEUE_SHARDS > 1
+ * and would fail with CROSSSLOT otherwise (see docs/operations/scaling.md). With KAIROS_QUEUE_SHARDS > 1
  * the SHARDED_QUEUES exist once per shard, shard k under `shardPrefix(prefix, k)` ({kairos},
  * {kairos-1}, {kairos-2}…: shards.ts), each its own slot; the others stay under the prefix alone.
  */
@@ -16,7 +16,7 @@ export const QUEUES = {
   runCompleted: 'run-completed',
   /**
    * The same run-completed payloads for the AI planner (executor → planner); BullMQ queues do not
-   * fan out. Named `planner-runs` until issue #18: jobs still waiting under the old name are
+   * fan out. Jobs still waiting under the older name `planner-runs` were
    * abandoned by the rename (Redis is derived state; the planner catches up on the next run).
    */
   runCompletedForPlanner: 'run-completed-planner',
@@ -24,7 +24,7 @@ export const QUEUES = {
   testRuns: 'test-runs',
   /**
    * A notification to deliver to one channel (executor, api, planner → the executor's notification
-   * worker, issue #16), plus the worker's repeatable quota check.
+   * worker), plus the worker's repeatable quota check.
    */
   notifications: 'notifications',
 } as const;

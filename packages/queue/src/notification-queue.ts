@@ -1,5 +1,5 @@
 /**
- * Hands notifications to the executor's delivery worker (→ notifications queue, issue #16). The rows
+ * Hands notifications to the executor's delivery worker (→ notifications queue). The rows
  * are written to PostgreSQL first (status pending); a lost publish (Redis down) is found by the
  * worker's sweep, which re-adds pending rows under the same job id, so no notification is lost.
  */

@@ -17,7 +17,8 @@ export type ScheduleChangePayload = z.infer<typeof scheduleChangePayload>;
  * matches, the row holds exactly this run (its runId, fixed when planned, so a retried delivery
  * keeps its id); when it does not, the due job is stale. The executor reads the row anyway (to call
  * the endpoint), so the copy cost Redis memory and nothing else: a due job with the planned run as
- * JSON (≈210 bytes of data) took 1,229 bytes per endpoint, this one ≈450 (docs/benchmarks.md, issue #14).
+ * JSON (≈210 bytes of data) takes 1,229 bytes per endpoint, this one ≈450
+ * (docs/decisions/0012-due-jobs-carry-no-copy-of-the-run.md).
  * The data is `{}`, plus the recompute's trace context when tracing is on (trace-context.ts) and
  * `lockShard` during a reshard.
  */
@@ -87,7 +88,8 @@ export type RunCompletedPayload = z.infer<typeof runCompletedPayload>;
  * one job for all of them. A job per run cost ≈ 30 Redis commands per execution (its add, BullMQ's
  * move to active and its move to finished, each a script of several commands) and a BullMQ job cycle
  * in the scheduler, for runs the scheduler then recomputes in one batch anyway. At 500 due/s, Redis
- * commands per execution went from 78.7 to 48.4 and scripts from 7.42 to 5.24 (docs/benchmarks.md).
+ * commands per execution are 48.4 against 78.7 with a job per run, scripts 5.24 against 7.42
+ * (docs/decisions/0010-one-run-completed-job-per-batch.md).
  * The planner's queue (`run-completed-planner`) keeps a job per run: each is a model conversation.
  */
 export const runsCompletedPayload = z.object({ runs: z.array(runCompletedPayload).min(1) });

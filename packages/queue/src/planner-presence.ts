@@ -1,11 +1,11 @@
 /**
- * Whether a planner that can analyse is running (issue #14: with AI scheduling on and no model
+ * Whether a planner that can analyse is running (with AI scheduling on and no model
  * configured, the planner should cost only what it must). A planner with a model keeps one key
  * alive (`announcePlanner`); executors read it at most every `readEveryMs` (`PlannerPresence`) and
  * announce runs on `run-completed-planner` only while it exists. Without a model the planner
  * drains that queue and analyses nothing, so each event was pure cost: an add in the executor and a
  * BullMQ hop through the planner, ≈30 Redis commands per execution (117 against 87 with AI off,
- * docs/benchmarks.md). What is lost while no planner announces itself: nothing the planner needs,
+ * docs/decisions/0011-planner-events-only-while-a-planner-listens.md). What is lost while no planner announces itself: nothing the planner needs,
  * since it judges each endpoint from PostgreSQL (its gate) on the next run it hears of.
  *
  * Times: the key lives 30 s and is renewed every 10 s (two renewals may fail before it lapses);

@@ -1,12 +1,12 @@
 /**
- * Queue shards (issue #15): `KAIROS_QUEUE_SHARDS` splits the queues whose traffic grows with
+ * Queue shards: `KAIROS_QUEUE_SHARDS` splits the queues whose traffic grows with
  * executions (`due`, `run-completed`, `run-completed-planner`: SHARDED_QUEUES in names.ts) into that
  * many BullMQ queues, each under its own Redis Cluster hash tag, so a cluster spreads them over its
  * masters. An endpoint belongs to one shard (`shardOf`): its due job, its running lock, its stashed
  * outcome and retry progress, and the quota counters its runs touch live on that shard, so the
  * executor's one admission script still touches one slot.
  *
- * Resharding (docs/operations.md "Queue shards and Redis Cluster"): every service runs for a while
+ * Resharding (docs/operations/scaling.md "Queue shards and Redis Cluster"): every service runs for a while
  * with `KAIROS_QUEUE_SHARDS_PREVIOUS` set to the old count. Then executors also drain the old
  * shards, the scheduler stamps each due job that changed shard with the shard of its predecessor's
  * running lock (`lockShard`: admission checks that lock too, so the overlap policy holds across the

@@ -1,5 +1,5 @@
 /**
- * One trace per execution across the queues (README "Tracing"): a job carries the W3C
+ * One trace per execution across the queues (docs/operations/observability.md "Tracing"): a job carries the W3C
  * `traceparent` of the span that produced it, and its consumer opens a span from it.
  *
  * Kept small on purpose: one optional string of 55 characters, set only when tracing is on (with the

@@ -3,7 +3,8 @@
  * being written wait for the next batch. At low rates an item is written on the next turn of the
  * event loop (no added latency); under load one database statement and one Redis write carry up
  * to `maxBatch` items. On this kind of machine a socket write costs more than the work around it
- * (docs/benchmarks.md: half of a saturated scheduler's CPU was write syscalls), so the hot paths of
+ * (half of a saturated scheduler's CPU is write syscalls without it;
+ * docs/decisions/0008-group-commit-on-the-hot-path.md), so the hot paths of
  * the scheduler (recomputes) and the executor (recording runs) go through this.
  *
  * With `keyOf`, an item whose key is already waiting is merged into it (`merge`) and both callers

@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics: one registry per process (`metrics`), served at /metrics by every service
- * (health-server.ts for the workers, a plain route for the api). Series (docs/operations.md):
+ * (health-server.ts for the workers, a plain route for the api). Series (docs/operations/observability.md):
  *
  *   kairos_queue_jobs{queue,state}                   gauge, read from BullMQ on each scrape
  *   kairos_dispatch_lag_seconds{source}              histogram of startedAt − scheduledAt (executor)
@@ -113,11 +113,9 @@ export class KairosMetrics {
       help: 'Call slots of this executor process: calls in flight at most (EXECUTOR_CONCURRENCY)',
       registers,
     });
-    // Where a due job's time in the executor goes (issue #14): at the defaults the executor was bound by
-    // how long each of its EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU: ≈ 80 ms a
-    // slot at saturation, 100 slots → ≤ 1,274 executions/s with the cores 80 % busy (docs/benchmarks.md,
-    // session 7). Since session 9 only call and record held a call slot, since session 28 only the call
-    // (services/executor/src/call-slots.ts).
+    // Where a due job's time in the executor goes: an executor is bound by how long each of its
+    // EXECUTOR_CONCURRENCY slots is held (Little's law) as much as by CPU, and only the call holds a
+    // slot (services/executor/src/call-slots.ts, docs/decisions/0004-call-slot-held-for-the-call-alone.md).
     this.executionPhase = new Histogram({
       name: 'kairos_execution_phase_seconds',
       help:

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing for every service (README "Tracing"), configured only by the standard
+ * OpenTelemetry tracing for every service (docs/operations/observability.md "Tracing"), configured only by the standard
  * `OTEL_*` variables, which the SDK reads itself (OTEL_SERVICE_NAME, OTEL_EXPORTER_OTLP_ENDPOINT,
  * OTEL_EXPORTER_OTLP_PROTOCOL, OTEL_TRACES_SAMPLER, OTEL_RESOURCE_ATTRIBUTES …).
  *
@@ -20,10 +20,18 @@ import { z } from 'zod';
 
 /** The settings Kairos itself looks at (the SDK reads the rest); each service's config.ts reads them. */
 export const tracingConfigShape = {
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
-  OTEL_SDK_DISABLED: z.string().optional(),
-  OTEL_TRACES_EXPORTER: z.string().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .optional()
+    .describe(
+      'OpenTelemetry collector (OTLP) that receives traces, e.g. `http://otel-collector:4318`; unset: tracing is off and nothing of the SDK is loaded. The SDK reads the other standard `OTEL_*` variables itself (docs/operations/observability.md).',
+    ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+    .string()
+    .optional()
+    .describe('The full traces URL instead of OTEL_EXPORTER_OTLP_ENDPOINT (also turns tracing on).'),
+  OTEL_SDK_DISABLED: z.string().optional().describe('`true` turns tracing off with an endpoint set.'),
+  OTEL_TRACES_EXPORTER: z.string().optional().describe('`none` turns tracing off with an endpoint set.'),
 };
 export const tracingConfigSchema = z.object(tracingConfigShape);
 export type TracingConfig = z.output<typeof tracingConfigSchema>;

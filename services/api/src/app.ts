@@ -70,7 +70,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   const router = express.Router();
   const routes = new RouteRegistry(router);
   // Prometheus scrape (text format, so not a documented JSON route of the registry), before
-  // authentication: it has its own optional bearer token, KAIROS_METRICS_TOKEN (docs/operations.md).
+  // authentication: it has its own optional bearer token, KAIROS_METRICS_TOKEN (docs/operations/observability.md).
   app.get('/metrics', (req, res) => serveMetrics(req, res, { token: deps.config.KAIROS_METRICS_TOKEN }));
   // Configuration documents: larger, and JSON or YAML (routes/config.ts). Parsed first, so the
   // general parser below leaves them alone.

@@ -1,7 +1,7 @@
 /**
  * API rate limits, shared by every api replica through Redis (rate-limiter-flexible).
  *
- * Semantics: a token bucket per caller. The spec's "N requests per minute, burst B" maps to a
+ * Semantics: a token bucket per caller. A tier's "N requests per minute, burst B" maps to a
  * bucket of capacity B refilled at N/60 tokens per second: a quiet client may send B requests at
  * once, and sustains N per minute (Free: 10 at once, then one per second). Each request takes one
  * token; an empty bucket answers 429 RATE_LIMITED with Retry-After (seconds until a token).

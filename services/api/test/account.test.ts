@@ -6,7 +6,7 @@ import { TIER_LIMITS } from '@kairos/core';
 import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } from '../../../test/api.js';
 
 let harness: ApiHarness;
-/** The notification and auto-pause settings at their defaults (issue #16). */
+/** The notification and auto-pause settings at their defaults. */
 const THRESHOLDS = { notifyFailureThreshold: 3, autoPauseAfterFailures: null };
 
 beforeAll(async () => {

@@ -59,10 +59,15 @@ describe('documentation', () => {
     expect(response.text).toContain('# Kairos API');
     expect(response.text).toContain('## POST /api/jobs/{jobId}/endpoints');
     expect(response.text).toContain('`baselineIntervalMs`');
-    // The signing key grace window (issue #16) is explained where agents read the API.
+    // The signing key grace window is explained where agents read the API.
     expect(response.text).toContain('## POST /api/signing-keys/revoke-previous');
     expect(response.text).toContain('`signingKeyGraceMinutes`');
     expect(response.text).toContain('`responseBodyAltered` (required): boolean — True when characters of responseBody');
+    // Response rules: where agents read the API, with the backtest and the rule in force named.
+    expect(response.text).toMatch(/Response rules: an endpoint's `successWhen` decides success/);
+    expect(response.text).toContain('`ruleState` names the rule whose interval is in force');
+    expect(response.text).toContain('## POST /api/endpoints/{endpointId}/backtest');
+    expect(response.text).toContain('`rulesMatched`');
   });
 
   it('serves the interactive reference with its script from our own origin', async () => {

@@ -71,7 +71,7 @@ describe('endpoint validation', () => {
     expect(response.body.error.details.issues.length).toBeGreaterThan(0);
   });
 
-  it('says which field and why for the interval floor (the spec example)', async () => {
+  it('says which field and why for the interval floor (the documented example)', async () => {
     const response = await api.post(`/api/jobs/${jobId}/endpoints`, endpointInput({ baselineIntervalMs: 500 }));
     expect(response.body.error).toMatchObject({
       code: 'VALIDATION_ERROR',

@@ -1,7 +1,7 @@
 /**
- * Property-based fuzz of every route in /api/doc (issue #12: "no 5xx for any input"). Each request
+ * Property-based fuzz of every route in /api/doc ("no 5xx for any input"). Each request
  * mixes fitting and hostile path parameters, query strings and bodies (fuzz-cases.ts). Asserted for
- * every answer: no 5xx; errors in the spec's shape { error: { code, message, details? } } (the
+ * every answer: no 5xx; errors in the API's error shape { error: { code, message, details? } } (the
  * device-token route: RFC 8628's { error, error_description }); a refused write changes none of the
  * account's rows; and the service still answers its health probe at the end.
  *

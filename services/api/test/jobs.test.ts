@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 describe('jobs', () => {
-  it('creates a job as active with the spec fields', async () => {
+  it('creates a job as active with the documented fields', async () => {
     const response = await api.post('/api/jobs', { name: 'Exports', description: 'Nightly exports' });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({

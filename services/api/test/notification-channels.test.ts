@@ -1,5 +1,5 @@
 /**
- * /api/notification-channels and /api/notifications (issue #16): validation, paging, tenancy, the
+ * /api/notification-channels and /api/notifications: validation, paging, tenancy, the
  * SMTP requirement of email channels, the account's thresholds and the endpoint's auto-pause field.
  * Delivery itself is tested end to end in services/executor/test/notifications.test.ts.
  */

@@ -148,7 +148,7 @@ describe('POST /api/endpoints/:id/hints/interval', () => {
     expect((await row(endpoint.id)).hintIntervalMs).toBe(intervalMs);
   });
 
-  it('refuses cron-scheduled endpoints (spec point 6)', async () => {
+  it('refuses cron-scheduled endpoints (adaptive intervals need a baseline interval)', async () => {
     const endpoint = await createEndpoint({ baselineIntervalMs: undefined, baselineCron: '*/5 * * * *' });
     const response = await api.post(`/api/endpoints/${endpoint.id}/hints/interval`, {
       intervalMs: 15000,

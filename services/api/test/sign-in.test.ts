@@ -113,7 +113,7 @@ describe('OpenID Connect sign-in against a local IdP', () => {
     expect(events.map((event) => event.action).sort()).toEqual(['account.created', 'auth.signed_in', 'auth.signed_in']);
   });
 
-  it('stores a display name with U+0000 or a lone surrogate made storable (issue #12)', async () => {
+  it('stores a display name with U+0000 or a lone surrogate made storable', async () => {
     idp.state.user = { sub: 'oidc-erin', email: 'erin@example.test', email_verified: true, name: 'Erin\u0000 \uD800' };
     const browser = new Browser();
     await browser.request(`${api.url}/api/auth/oidc/start`);

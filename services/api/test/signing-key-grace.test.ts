@@ -1,5 +1,5 @@
 /**
- * Signing key rotation with a grace window (issue #16, opt-in), end to end: the api rotates, a real
+ * Signing key rotation with a grace window (opt-in), end to end: the api rotates, a real
  * executor calls a real receiver on 127.0.0.1 (test runs), and the receiver verifies the
  * X-Service-Signature header with the old and the new key separately.
  */

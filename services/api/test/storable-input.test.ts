@@ -1,5 +1,5 @@
 /**
- * Issue #12: input PostgreSQL cannot store (U+0000, lone surrogates) and input the router cannot
+ * Input PostgreSQL cannot store (U+0000, lone surrogates) and input the router cannot
  * decode answer 400 VALIDATION_ERROR naming the field, and change nothing. On main these answered
  * 500 INTERNAL_ERROR.
  */

@@ -3,8 +3,8 @@
  * reads every run's endpoint, job status and signing key; the skip rules apply (gone, archived, job
  * not active, stale, slot already recorded, paused); then one Redis script for the whole batch
  * checks each account's monthly runs counter (run-quota.ts) and takes each endpoint's running lock
- * (running-lock.ts). Per execution that was three round trips (endpoint, counter, lock); under load
- * it is a fraction of two (docs/benchmarks.md).
+ * (running-lock.ts). One at a time this would be three round trips per execution (endpoint, counter,
+ * lock); under load it is a fraction of two (docs/decisions/0009-one-redis-script-per-batch.md).
  *
  * The due job names the endpoint and the version its run was planned at (dueJobId); the planned run
  * itself (run id, time, source) is read with the endpoint, from the row, when the versions match:

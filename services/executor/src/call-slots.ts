@@ -9,28 +9,22 @@
  * flight.
  *
  * Why the slot is not held through the record: a record waits for its batch (run-recorder.ts, up to
- * 200 runs), and while slots waited with it no call could start, so the next batch was smaller and
- * cost more per run. Freed at the call's end, at saturation on 2 cores
- * (`BENCH_ONLY=ab BENCH_ROUNDS=6`, 5,000 endpoints at 1 s) executions went from 3,056 to 3,246/s (107,
- * 105, 101, 112, 112, 101 %), CPU per execution of every process 0.537 → 0.510 ms, the wait for a slot
- * 15–19 → 0.5–1 ms (docs/benchmarks.md, session 28). 400 slots held through the record gave 103 %
- * (session 27).
+ * 200 runs), and slots waiting with it would keep calls from starting, so the next batch would be
+ * smaller and cost more per run. Freed at the call's end, executions at saturation on 2 cores are
+ * 6 % higher and the wait for a slot 0.5–1 ms (docs/decisions/0004-call-slot-held-for-the-call-alone.md).
  *
  * The due workers take more jobs than there are slots (DUE_JOBS_PER_CALL_SLOT): an execution that
  * is being admitted, waiting for its run's time (the dispatch lead), recorded or moved by BullMQ
- * makes no call, and with one BullMQ job per slot those phases kept slots idle. At 3,000 endpoints at
- * 1 s on 2 cores a slot was held 30 ms (admission 7.5, wait 0.8, call 7.8, record 13.8) plus
- * BullMQ's moves, and 100 of them carried at most ≈2,770 executions/s while the CPU could carry
- * ≈3,350 (docs/benchmarks.md, session 9).
+ * makes no call, and with one BullMQ job per slot those phases keep slots idle
+ * (docs/decisions/0003-two-due-jobs-per-call-slot.md).
  *
  * Both bounds are first come, first served, in one line: a call that needs 1 MiB of a nearly full
  * budget waits at the head of the line instead of being overtaken forever by small ones. Written
- * here because no library fit: async-mutex's weighted Semaphore walks every free unit on each
- * release, 236 µs per call with a budget of 102,400 KiB (the executor's CPU per execution went from
- * 0.24 to 0.46 ms at saturation, docs/benchmarks.md session 10); p-limit for the count in front of a
- * line for the memory cost 1.1–1.2 µs of CPU per call against 0.4–0.5 for this one line, which
- * takes a free slot without a promise or a turn of the event loop (200,000 calls, 400 at once, the
- * work's own cost taken off; docs/benchmarks.md session 21). A release is O(waiting calls).
+ * here because no library fits: async-mutex's weighted Semaphore walks every free unit on each
+ * release (236 µs per call with a budget of 102,400 KiB), and p-limit in front of a line for the
+ * memory costs 1.1–1.2 µs of CPU per call against 0.4–0.5 for this one line, which takes a free
+ * slot without a promise or a turn of the event loop
+ * (docs/decisions/0007-call-slot-line-written-here.md). A release is O(waiting calls).
  *
  * `kairos_executor_concurrency_in_use` counts the slots taken (against `…_limit`): the executor's
  * saturation alert (deploy/observability/prometheus-rules.yaml) reads calls in flight.
@@ -38,11 +32,9 @@
 import { metrics } from '@kairos/runtime';
 
 /**
- * Due jobs a process takes per call slot. 2: at 3,000 endpoints at 1 s on 2 cores, delivered
- * executions went from 2,739–2,765/s (bound by 100 slots) to 3,030/s, and on a slower host from
- * 1,500–1,539/s to 1,843–2,001/s, back to back, with the executor's CPU per execution 0.56–0.59 →
- * 0.44–0.49 ms (docs/benchmarks.md, session 9). 3, once records held no slot: 105, 100, 97, 97, 96,
- * 103 % of 2 (mean 99.8 %, session 28): the phases only grew longer.
+ * Due jobs a process takes per call slot. 2: at 3,000 endpoints at 1 s on 2 cores it delivers
+ * 3,030 executions/s where one per slot is bound at ≈2,770/s, and 3 is no faster
+ * (docs/decisions/0003-two-due-jobs-per-call-slot.md).
  */
 export const DUE_JOBS_PER_CALL_SLOT = 2;
 

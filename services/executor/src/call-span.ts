@@ -1,9 +1,9 @@
 /**
- * The span of an outbound call (README "Tracing"): one CLIENT span per execution, written here
+ * The span of an outbound call (docs/operations/observability.md "Tracing"): one CLIENT span per execution, written here
  * rather than by the http instrumentation, which is suppressed for the call. Two reasons:
  * - the instrumentation injects `traceparent` into every request it sees; here the trace context
  *   goes only where the endpoint lets it (`propagateTrace`, default true), and only while tracing
- *   is on: with it off (the spec's behaviour, the default) the request carries exactly the spec's
+ *   is on: with it off (the default) the request carries exactly Kairos's own
  *   headers and the endpoint's own;
  * - it records the full URL, whose path or query is often the secret (webhook URLs, tokens): this
  *   span keeps the scheme, host and port only.

@@ -7,7 +7,8 @@
  * the recorder deletes it in the Redis write that frees the lock.
  *
  * Only the failure path writes here: the hot path pays one GET inside a script it already runs
- * (no extra round trip; docs/benchmarks.md: each round trip per execution shows in the recorded/s).
+ * (no extra round trip: each round trip per execution shows in the recorded/s;
+ * docs/decisions/0009-one-redis-script-per-batch.md).
  * What stays at-least-once: a process that dies between the call and the stash (docs/invariants.md).
  */
 import type { RunOutcome } from '@kairos/db/system';

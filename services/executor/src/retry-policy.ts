@@ -1,6 +1,6 @@
 /**
- * Retries inside a run (issue #16, opt-in per endpoint): the pure rules; services/executor/src/retry.ts
- * runs the attempts. With `retry` null (the default) none of this applies: one call per run (the spec).
+ * Retries inside a run (opt-in per endpoint): the pure rules; services/executor/src/retry.ts
+ * runs the attempts. With `retry` null (the default) none of this applies: one call per run.
  *
  * - Retried: connection errors, timeouts, 5xx and 429, the failures a later call may not repeat. Not
  *   other 4xx (the request itself is wrong), not a blocked target or an invalid request (the same

@@ -1,12 +1,12 @@
 /**
- * Retries inside a run (issue #16, opt-in): the attempts of one admitted execution, between the
+ * Retries inside a run (opt-in): the attempts of one admitted execution, between the
  * admission (which took the running lock for every attempt: executionBudgetMs) and the recording
  * (which sees one run). The rules are in retry-policy.ts. An endpoint without `retry` makes exactly
  * one call here, with no extra read or write (the hot path is unchanged).
  *
  * The run records every attempt (`attempts`); its other fields describe the last one, except
  * startedAt, the first attempt's start: lateness, lastRunAt and the min/max clamps measure the run,
- * not its retries. The failure count and the spec's backoff move once, when the run is recorded.
+ * not its retries. The failure count and the failure backoff move once, when the run is recorded.
  *
  * Not overlapping the next slot: before each retry the endpoint's scheduling inputs are read (one
  * query, only then) and its next planned run computed as if this run succeeded (the earliest it can
@@ -37,7 +37,7 @@ import {
   type RetryDeadline,
 } from './retry-policy.js';
 
-/** A crashed delivery comes back within ≈30 s (executor.ts, DELIVERY_LOCK); a minute more keeps the attempts for it. */
+/** A crashed delivery comes back within ≈30 s (queue-workers.ts, DELIVERY_LOCK); a minute more keeps the attempts for it. */
 const PROGRESS_GRACE_MS = 60_000;
 
 export interface RetryDeps {

@@ -11,7 +11,7 @@
  * its own hash tag, so the admission script still touches one slot: counted from PostgreSQL (every
  * shard's runs), then incremented by its shard's runs only. So it is recounted every
  * SHARDED_COUNTER_TTL_SECONDS: an account can pass its limit by the runs it makes on the other
- * shards within that window (docs/operations.md "Queue shards and Redis Cluster").
+ * shards within that window (docs/operations/scaling.md "Queue shards and Redis Cluster").
  */
 import { monthStart, tierLimits, type TierName } from '@kairos/core';
 import { countRunsSince, type Database } from '@kairos/db';

@@ -5,8 +5,8 @@
  * `run-completed` job announcing the whole batch (packages/queue/src/payloads.ts runsCompletedPayload),
  * and a bulk add to `run-completed-planner` (a job per run) for accounts with AI scheduling on, while a
  * planner with a model runs.
- * Test now runs are recorded here too (`recordTest`: no lock, no scheduling state, counted). Per execution that was four to five round
- * trips; under load it is a fraction of one (docs/benchmarks.md).
+ * Test now runs are recorded here too (`recordTest`: no lock, no scheduling state, counted). One at a time this would be four to five round
+ * trips per execution; under load it is a fraction of one (docs/decisions/0008-group-commit-on-the-hot-path.md).
  *
  * Order per execution is unchanged: the run is committed before its lock is freed and before the
  * scheduler hears of it. The recorder owns every end of an admitted execution, so it frees the
@@ -73,7 +73,7 @@ export interface RunRecorderDeps {
   runCompletedForPlanner: Queue<RunCompletedPayload>;
   /** Whether a planner that can analyse is running (packages/queue/src/planner-presence.ts). */
   plannerPresence: PlannerPresence;
-  /** Failing / recovered / auto-paused state changes and their notifications (issue #16); never rejects. */
+  /** Failing / recovered / auto-paused state changes and their notifications; never rejects. */
   notificationEvents?: NotificationEvents;
   /** Tells the scheduler to recompute endpoints a response rule asked to run (runEndpoint). */
   replan?: (endpointIds: string[]) => Promise<void>;
@@ -83,10 +83,9 @@ export interface RunRecorderDeps {
 
 /**
  * Record batches written at once: one. What finishes while a batch is written waits for the next, so
- * at saturation a batch carries more runs for the same statements and scripts. Against two, at 5,000
- * endpoints at 1 s on 2 cores (`BENCH_ONLY=ab BENCH_ROUNDS=6`, calls no longer holding a slot through
- * their record): 111, 105, 122, 104, 102, 101 % (mean 107.3 %), CPU per execution of every process
- * 0.524 → 0.488 ms, and the record phase as long (43–56 ms both; docs/benchmarks.md, session 28). At low
+ * at saturation a batch carries more runs for the same statements and scripts: against two, at 5,000
+ * endpoints at 1 s on 2 cores, 7 % more executions/s at 0.488 against 0.524 CPU-ms each, with the
+ * record phase as long (docs/decisions/0005-recorder-writes-one-batch-at-a-time.md). At low
  * rates a batch is written on the next turn of the event loop either way (group-commit.ts).
  */
 export const RECORD_BATCHES_AT_ONCE = 1;

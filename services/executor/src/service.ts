@@ -2,7 +2,7 @@ import { createDatabase } from '@kairos/db';
 import { QUEUES, createRedisConnection, openQueueProbe, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, resolveMasterKey, runWorkerService } from '@kairos/runtime';
 import { loadExecutorConfig } from './config.js';
-import { Executor } from './executor.js';
+import { Executor } from './queue-workers.js';
 
 const config = loadConfigOrExit(() => loadExecutorConfig());
 const logger = createLogger('executor', config.LOG_LEVEL);

@@ -1,4 +1,4 @@
-import { untilDue } from './execute.js';
+import { untilDue } from './run-execution.js';
 
 /** Busy-waits: the event loop's cached clock, which a timer counts from, falls this far behind. */
 function block(ms: number): void {

@@ -1,5 +1,5 @@
 /**
- * A bad item fails alone in admission (issue #12): one due job whose Redis keys the admission
+ * A bad item fails alone in admission: one due job whose Redis keys the admission
  * script cannot use (its endpoint's running lock holds the wrong type) is refused alone; the other
  * jobs of its batch, from another account too, are admitted, and a second pass over an admitted
  * job (what splitting a batch does) admits it again.

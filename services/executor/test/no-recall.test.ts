@@ -1,5 +1,5 @@
 /**
- * A completed call is never turned into a new call by a retry (issue #12). PostgreSQL refuses run
+ * A completed call is never turned into a new call by a retry. PostgreSQL refuses run
  * rows with a connection-class error (SQLSTATE 08006, what an outage looks like to the recorder)
  * through a trigger, while the endpoint reads keep working; the executor stashes the outcome, and
  * the next delivery of that run (a BullMQ retry, or the reconcile sweep's re-add once the job is

@@ -1,5 +1,5 @@
 /**
- * Notifications and auto-pause end to end (issue #16): the real scheduler and executor on a cloned
+ * Notifications and auto-pause end to end: the real scheduler and executor on a cloned
  * database, targets and receivers on 127.0.0.1 (the engine allows 127.0.0.0/8 through the egress
  * allowlist, as the executor tests do): a webhook receiver that verifies the Standard Webhooks
  * signature with the `standardwebhooks` library, a Slack-shaped receiver, a local SMTP server

@@ -93,7 +93,7 @@ it("runs once at the end of a user's pause, on time, with no skip", async () => 
 
   expect(run.scheduledAt.getTime()).toBe(pausedUntil.getTime());
   expect(run.scheduledAt.getTime()).toBeLessThan(first.scheduledAt.getTime() + 6000);
-  // The rule the endpoint resumes under names the run (README "Scheduling rules").
+  // The rule the endpoint resumes under names the run (docs/guide/scheduling.md).
   expect(run.source).toBe('baseline-interval');
   expect(latenessMs).toBeGreaterThanOrEqual(0);
   expect(latenessMs).toBeLessThan(LATENESS_BOUND_MS);

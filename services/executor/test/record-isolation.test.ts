@@ -1,5 +1,5 @@
 /**
- * A bad run fails alone (issue #12): a run PostgreSQL refuses (U+0000 in a jsonb body) is recorded
+ * A bad run fails alone: a run PostgreSQL refuses (U+0000 in a jsonb body) is recorded
  * as record_error while the other runs of its batch, from any account, are recorded as they came.
  * The recorder is driven directly, so this holds whatever the HTTP layer does to bodies.
  */

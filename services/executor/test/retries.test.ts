@@ -1,7 +1,7 @@
 /**
- * Retries inside a run (issue #16, opt-in per endpoint), end to end: the API stores `retry`, the
+ * Retries inside a run (opt-in per endpoint), end to end: the API stores `retry`, the
  * scheduler plans, the executor calls real targets on 127.0.0.1 and records one run per slot with
- * every attempt. Default endpoints keep the spec's one call per run.
+ * every attempt. Default endpoints keep one call per run.
  */
 import type http from 'node:http';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
@@ -203,7 +203,7 @@ it('retries stop before the next planned run: no attempt can run into the next s
   await api.post(`/api/jobs/${jobId}/endpoints/${id}/archive`);
 });
 
-it('a default endpoint makes exactly one call on 500 (the spec: no retries)', async () => {
+it('a default endpoint makes exactly one call on 500 (no retries)', async () => {
   const id = await createEndpoint('/default', [status(500)]);
   const run = await firstRun(id);
   expect(run).toMatchObject({ status: 'failed', statusCode: 500, errorMessage: 'HTTP 500 Internal Server Error' });

@@ -1,5 +1,5 @@
 /**
- * Issue #12: a target answering U+0000 (escaped in JSON or as a raw 0x00 byte), a lone surrogate
+ * A target answering U+0000 (escaped in JSON or as a raw 0x00 byte), a lone surrogate
  * escape or invalid UTF-8 is recorded, with U+FFFD in place of each and responseBodyAltered true.
  * On main such a body failed the recording batch: "Test now" answered 503, and a scheduled run was
  * never recorded while its delivery was retried (a new HTTP call each time).

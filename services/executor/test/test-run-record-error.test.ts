@@ -1,5 +1,5 @@
 /**
- * "Test now" whose run PostgreSQL refuses (issue #12): the caller gets the outcome and the run is
+ * "Test now" whose run PostgreSQL refuses: the caller gets the outcome and the run is
  * recorded as record_error, instead of a 503 with nothing recorded. A trigger refuses any run row
  * with a body (SQLSTATE 23514, a value the database will not take), whatever the HTTP layer does.
  */

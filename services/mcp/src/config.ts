@@ -18,11 +18,17 @@ const optionalText = z.preprocess(
 const schema = z.object({
   KAIROS_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-    .default('http://127.0.0.1:3000'),
-  KAIROS_API_KEY: optionalText,
-  KAIROS_MCP_TOKEN_FILE: optionalText,
-  XDG_CONFIG_HOME: optionalText,
+    .default('http://127.0.0.1:3000')
+    .describe('The Kairos API the stdio MCP server talks to.'),
+  KAIROS_API_KEY: optionalText.describe('Use this API key (x-api-key) instead of signing in with the device flow.'),
+  KAIROS_MCP_TOKEN_FILE: optionalText.describe(
+    'Where the device-flow token is cached. Unset: `$XDG_CONFIG_HOME/kairos/mcp-token.json` (`~/.config/kairos/mcp-token.json`).',
+  ),
+  XDG_CONFIG_HOME: optionalText.describe('Base folder of the token file when KAIROS_MCP_TOKEN_FILE is unset.'),
 });
+
+/** The schema itself, for the configuration reference (scripts/config-reference.ts). */
+export const mcpConfigSchema = schema;
 
 export interface McpConfig {
   apiUrl: string;

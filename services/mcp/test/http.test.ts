@@ -74,7 +74,7 @@ test("acts as the caller: another account's job is NOT_FOUND", async () => {
   expect(result.content[0]).toMatchObject({ type: 'text', text: expect.stringMatching(/^NOT_FOUND: /) });
 });
 
-test('answers a tool argument with U+0000 or a lone surrogate as VALIDATION_ERROR naming the field (issue #12)', async () => {
+test('answers a tool argument with U+0000 or a lone surrogate as VALIDATION_ERROR naming the field', async () => {
   const client = await connect({ 'x-api-key': env.account.apiKey });
   for (const name of ['a\u0000b', 'x\uD800']) {
     const result = (await client.callTool({ name: 'createJob', arguments: { name } })) as CallToolResult;

@@ -90,7 +90,7 @@ test('signs in by the device flow: the code on stderr, the token cached user-onl
   expect(await readToken()).toMatchObject({ apiUrl: env.api.url, tokenType: 'Bearer' });
 }, 60_000);
 
-test('lists exactly the Kairos tools, with the spec arguments', async () => {
+test('lists exactly the Kairos tools, with their documented arguments', async () => {
   const { tools } = await server.client.listTools();
   expect(tools.map((tool) => tool.name).sort()).toEqual(EXPECTED_TOOL_NAMES);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));

@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
-/** The exact tool names, sorted (the spec names ten of them; docs list all 36). */
+/** The exact tool names, sorted (docs/guide/mcp.md lists all 36). */
 export const EXPECTED_TOOL_NAMES = [
   'addEndpoint',
   'applyIntervalHint',
@@ -106,7 +106,7 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   });
   expect(await call('setSigningKeyGraceMinutes', { minutes: 0 })).toMatchObject({ signingKeyGraceMinutes: 0 });
 
-  // Notifications (issue #16): a channel, a test notification listed, the thresholds, deletion.
+  // Notifications: a channel, a test notification listed, the thresholds, deletion.
   const channel = await call('createNotificationChannel', {
     name: `ops ${label}`,
     type: 'webhook',
@@ -327,5 +327,6 @@ export async function readEveryResource(client: Client): Promise<void> {
   expect(llms).toContain('POST /api/mcp');
   expect(await text('kairos://guides/getting-started')).toContain('addEndpoint');
   expect(await text('kairos://guides/scheduling')).toContain('applyIntervalHint');
+  expect(await text('kairos://guides/scheduling')).toContain("because rule 'backlog high' matched at");
   expect(await text('kairos://guides/signing')).toContain('X-Service-Signature');
 }

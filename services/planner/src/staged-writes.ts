@@ -51,7 +51,7 @@ export interface StagedWritesOptions {
   /** The account's minimum interval (tier quota): a floor for interval proposals. */
   accountMinIntervalMs: number;
   now: () => Date;
-  /** endpoint.paused_by_planner notifications (issue #16); absent: none are raised. */
+  /** endpoint.paused_by_planner notifications; absent: none are raised. */
   notifications?: NotificationQueue;
   onNotificationError?: (error: Error) => void;
 }

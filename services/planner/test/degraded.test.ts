@@ -1,5 +1,5 @@
 /**
- * Degraded mode (SPEC point 9): no API key, model errors, overload, timeouts, an unreachable model,
+ * Degraded mode: no API key, model errors, overload, timeouts, an unreachable model,
  * an exhausted budget and AI scheduling turned off. In every case nothing is written to the
  * schedule (the scheduler keeps the baseline), failures are recorded with their error and retried
  * with a growing backoff, never in a tight loop.

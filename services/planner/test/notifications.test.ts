@@ -1,5 +1,5 @@
 /**
- * endpoint.paused_by_planner end to end (issue #16): the planner pauses an endpoint through its
+ * endpoint.paused_by_planner end to end: the planner pauses an endpoint through its
  * tool loop against the fake model, and the executor's notification worker delivers exactly one
  * endpoint.paused_by_planner to the account's webhook channel, verified with the `standardwebhooks`
  * library as a receiver would. The executor runs alone (no scheduler): the only runs are the ones

@@ -1,5 +1,5 @@
 /**
- * Issue #12 in the planner: a model answer with U+0000 or a lone surrogate (in its reasoning, in a
+ * In the planner: a model answer with U+0000 or a lone surrogate (in its reasoning, in a
  * tool's reason, in an unknown tool's name) is recorded with U+FFFD in their place instead of failing
  * the session's write. (The model reads the run row itself, loadPlannerContext in
  * packages/db/src/analysis.ts, so it sees the body exactly as the executor stored it.)

@@ -1,8 +1,8 @@
 /**
- * Adds many due jobs in one Lua script call per chunk (issue #14). BullMQ's `addBulk` runs its
+ * Adds many due jobs in one Lua script call per chunk. BullMQ's `addBulk` runs its
  * `addDelayedJob` script once per job (a msgpack decode of its arguments, ~8 commands, a cjson encode)
  * and builds a Job object per job on our side: ≈62 CPU-s in redis-server and ≈54 in the reconciler per
- * 1,000,000 re-adds (docs/benchmarks.md, loaded machine), 257 s for the reconcile after losing Redis
+ * 1,000,000 re-adds (loaded machine; docs/decisions/0013-due-jobs-added-by-one-script-per-200.md), 257 s for the reconcile after losing Redis
  * against a 60 s target. BullMQ has no path below one script per job, and the packages around it we
  * looked at (framework integrations, dashboards, its Python port) add through those same scripts:
  * hence this script of our own.
@@ -26,7 +26,7 @@
  *    to maxLenEvents: QueueEvents listeners (bench/run.ts's change scenario waits for `delayed`) keep
  *    working. Kept, though not free: the two XADDs are ≈7 of the script's ≈19 redis-server CPU-s per
  *    1,000,000 jobs (`delayed` ≈3.5, `added` ≈3.5; bench/due-bulk-add.ts, 500,000 jobs, load 2.5).
- *    The reconcile of 1,000,000 endpoints (37–41 s at load 2, docs/benchmarks.md) is bounded by the two
+ *    The reconcile of 1,000,000 endpoints (37–41 s at load 2, docs/decisions/0013-due-jobs-added-by-one-script-per-200.md) is bounded by the two
  *    cores Redis (25 CPU-s), PostgreSQL (24) and the reconciler (11) share, so they cost it ≈2 s;
  *    dropping `added` (no Kairos listener) is the first cut if Redis ever limits it.
  * Everything but the job hashes is a key of the queue's own, under its hash-tagged prefix: one slot,

@@ -5,7 +5,7 @@
  * planned run and carries no copy of it (packages/queue/src/payloads.ts): the executor reads it from the row.
  * Due jobs are added by a script of our own, one call per 200 jobs, that writes exactly what BullMQ
  * 6.7.0's addBulk writes (due-bulk-add.ts: BullMQ's runs one script per job; a reconcile of 1,000,000
- * endpoints went from 60.8 to 37–41 s, docs/benchmarks.md); everything else (workers, getJob, remove,
+ * endpoints takes 37–41 s against 60.8, docs/decisions/0013-due-jobs-added-by-one-script-per-200.md); everything else (workers, getJob, remove,
  * Bull Board) is BullMQ's own. A BullMQ upgrade must pass services/scheduler/test/due-bulk-add.test.ts,
  * which compares the two formats.
  */
@@ -69,8 +69,8 @@ export class DueQueue {
   private openShard(connection: RedisConnection, prefix: string): Queue<DueJobData> {
     // No default job options: every option is stored in each job's `opts` JSON (one per endpoint),
     // and removeOnComplete / removeOnFail / attempts / backoff took 112 of its bytes and made the
-    // job's hash a hashtable (docs/benchmarks.md). The executor's worker sets removal and redelivery
-    // (services/executor/src/executor.ts, DUE_DELIVERY).
+    // job's hash a hashtable (docs/decisions/0012-due-jobs-carry-no-copy-of-the-run.md). The executor's worker sets removal and redelivery
+    // (services/executor/src/queue-workers.ts, DUE_DELIVERY).
     return new Queue<DueJobData>(QUEUES.due, { connection, prefix });
   }
 
@@ -180,7 +180,7 @@ function lockShardOf(endpointId: string, layout: QueueShards): { lockShard?: num
  * waits for its time). A due job is due at `timestamp + delay` (BullMQ's rule), `timestamp` being `now`, read just before
  * the bulk add (due-bulk-add.ts stores it as every job's timestamp): so it is due exactly at
  * scheduledAt − leadMs, not at the recompute's clock (read before its transaction, ≈20 ms earlier under load,
- * docs/benchmarks.md). BullMQ's own addBulk stamped each job when it built it, a few ms later in a bulk
+ * docs/decisions/0013-due-jobs-added-by-one-script-per-200.md). BullMQ's own addBulk stamps each job when it built it, a few ms later in a bulk
  * of 2,000. The options stored in the job's `opts` are only `{"jobId":…,"delay":…}`: a `timestamp`
  * option would add 27 bytes and `"attempts":0` 14, past the 64 that keep the job's hash compact
  * (dueJobId); read back, a job's attempts default to 0 all the same.

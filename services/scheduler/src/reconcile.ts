@@ -34,7 +34,7 @@ const PAGE_SIZE = 2000;
 /**
  * Pages repaired at once: three, so PostgreSQL (the locked re-read), Redis (the existence check, the
  * bulk add) and this process (the page's script arguments) each have a page to work on. Not tuned on a quiet machine:
- * docs/benchmarks.md ("1,000,000 registered endpoints") has the loaded-machine figures.
+ * docs/decisions/0014-reconcile-pages-by-primary-key.md has the loaded-machine figures.
  */
 const PAGES_IN_FLIGHT = 3;
 const RECOMPUTE_CHUNK = 200;

@@ -211,7 +211,7 @@ export class Scheduler {
             (bullJob: BullJob<RunsCompletedPayload>) => this.recomputeAfterRuns(bullJob),
             // What is kept of a finished run-completed job is the executor's job options' choice (BullMQ
             // lets a job's removeOnComplete / removeOnFail win over the worker's): removed when done, the last
-            // 1,000 failed kept (services/executor/src/executor.ts, queueOptions).
+            // 1,000 failed kept (services/executor/src/queue-workers.ts, queueOptions).
             { connection: this.connect(), prefix: shardPrefix(prefix, shard), ...workerOptions },
           ),
       ),

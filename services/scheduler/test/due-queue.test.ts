@@ -2,7 +2,7 @@
  * A due job is due the dispatch lead before its planned run's scheduledAt, however long ago the recompute read its clock,
  * and it stays small: its id is dueJobId's short form, it carries no copy of the planned run, and its
  * Redis hash stays a listpack under Redis's default hash-max-listpack-value (64), ≈450 bytes per
- * endpoint in all instead of 1,229 (docs/benchmarks.md, issue #14).
+ * endpoint in all instead of 1,229 (docs/decisions/0012-due-jobs-carry-no-copy-of-the-run.md).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DISPATCH_LEAD_MS } from '@kairos/core';

@@ -162,7 +162,7 @@ describe('engine, black box', () => {
     expect(await runsOf(endpointId)).toHaveLength(2);
     const endpoint = (await api.get(`/api/endpoints/${endpointId}`)).body;
     expect(endpoint.hints.oneShot).toBeNull();
-    // Spec rule 5: last run + baseline interval; the one-shot was the last run.
+    // Interval rule: last run + baseline interval; the one-shot was the last run.
     expect(new Date(endpoint.nextRunAt).getTime()).toBe(at.getTime() + 60_000);
   });
 

@@ -106,7 +106,7 @@ describe('engine invariants', () => {
   // queue is taken the moment the in-flight execution finishes (BullMQ fetches it in the same call),
   // before the scheduler hears of that run. Concurrency 10: it is taken while the first is in flight.
   it.each([1, 10])(
-    'runs a slot once when two recomputes race its execution (issue #12; executor concurrency %i)',
+    'runs a slot once when two recomputes race its execution (executor concurrency %i)',
     async (concurrency) => {
       const path = `/slow-recomputed-${concurrency}`;
       const [first, second] = [

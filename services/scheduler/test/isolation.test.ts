@@ -1,5 +1,5 @@
 /**
- * A bad row fails alone in the scheduler (issue #12). Recompute batches: the endpoints changed
+ * A bad row fails alone in the scheduler. Recompute batches: the endpoints changed
  * together with one whose next run cannot be computed are recomputed. Reconcile: one endpoint whose schedule the policy
  * cannot compute (a time zone corrupted through raw SQL) sits in the same recompute chunk as healthy
  * endpoints that lost their schedule and their Redis jobs; the healthy ones are repaired in the same

@@ -1,5 +1,5 @@
 /**
- * Jitter (issue #16, opt-in per endpoint) through the API and the real engine: every run of an
+ * Jitter (opt-in per endpoint) through the API and the real engine: every run of an
  * endpoint with jitterMs lands within [planned, planned + jitterMs], where the planned times stay on
  * the interval grid from creation (jitter does not accumulate), and the run's scheduledAt is the
  * jittered time given by its run id.

@@ -1,6 +1,6 @@
 /**
- * Changing KAIROS_QUEUE_SHARDS on a running installation (issue #15; packages/queue/src/shards.ts,
- * docs/operations.md "Queue shards and Redis Cluster"): 1 → 3 then 3 → 2, as a rolling deploy does
+ * Changing KAIROS_QUEUE_SHARDS on a running installation (packages/queue/src/shards.ts,
+ * docs/operations/scaling.md "Queue shards and Redis Cluster"): 1 → 3 then 3 → 2, as a rolling deploy does
  * it (the new engine starts with KAIROS_QUEUE_SHARDS_PREVIOUS, the old one stops after). Checks: no
  * run id called twice, no slot recorded twice, no endpoint lost (each keeps running and its due job
  * ends on its new shard), and the overlap policy across the move: a slow endpoint still executing

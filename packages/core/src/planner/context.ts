@@ -1,6 +1,6 @@
 /**
  * What the planner shows the model: the endpoint and its schedule state, the job, the latest run
- * and a 24-hour summary (SPEC points 3 and 10). Response bodies are cut to their first 500
+ * and a 24-hour summary. Response bodies are cut to their first 500
  * characters (JSON is serialised first); an empty or malformed body still leaves the status code
  * and execution metadata. Pure: the service loads the data, this renders it.
  */

@@ -4,14 +4,14 @@
  * the same checks as the API's scheduling routes (schemas/scheduling.ts), plus the planner's rules:
  *  - an interval is clamped to minIntervalMs/maxIntervalMs here, and the clamped value is stored
  *    (the scheduler clamps again; storing what applies keeps the session and the endpoint honest);
- *  - cron-scheduled endpoints refuse interval hints (SPEC point 6);
+ *  - cron-scheduled endpoints refuse interval hints (adaptive intervals need baselineIntervalMs);
  *  - what a user set wins: a user's pause is never lifted, shortened or extended, and an active
  *    user-set hint is neither replaced nor cleared; they end on their own TTL;
  *  - planner hints live at most 24 hours, planner pauses at most 7 days;
  *  - a planner pause ends by lastRunAt + maxIntervalMs when the endpoint sets a max (a pause the
  *    model asks for longer is cut to it): maxIntervalMs is the user's promise that the endpoint runs
  *    at least that often, and a response body must not be able to talk the planner out of it. A
- *    user's pause is not cut (README "Scheduling rules": pauses are not clamped).
+ *    user's pause is not cut (docs/guide/scheduling.md: pauses are not clamped).
  * Every verdict carries a sentence for the tool result: the model learns what applied and why.
  */
 import { isHintActive } from '../schedule/hints.js';

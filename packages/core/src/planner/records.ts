@@ -1,6 +1,6 @@
 /**
- * API records of the planner's work (SPEC "Analysis session", "AI analysis" routes) and the
- * account's AI settings and budget (parts of the account record, which the spec leaves open).
+ * API records of the planner's work (analysis sessions, the AI analysis routes) and the
+ * account's AI settings and budget (parts of the account record).
  */
 import { z } from 'zod';
 import { autoPauseAfterFailures, failureCountSetting } from '../schemas/auto-pause.js';
@@ -12,7 +12,7 @@ import { ANALYSIS_STATUSES, ANALYSIS_TRIGGERS } from './when-to-analyse.js';
 
 const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 
-/** SPEC "Limits": analysis sessions default page size. */
+/** Analysis sessions: default page size. */
 export const ANALYSIS_SESSIONS_DEFAULT_LIMIT = 10;
 
 export const listAnalysisSessionsQuery = pagingQuery(ANALYSIS_SESSIONS_DEFAULT_LIMIT);
@@ -101,7 +101,7 @@ const signingKeyGraceMinutes = z
       `(X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max ${SIGNING_KEY_GRACE_MAX_MINUTES} (7 days)`,
   });
 
-/** Issue #16: an endpoint is "failing" (notification endpoint.failing) after this many consecutive failures. */
+/** An endpoint is "failing" (notification endpoint.failing) after this many consecutive failures. */
 const notifyFailureThreshold = failureCountSetting(
   'Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on ' +
     'its next success (default 3)',

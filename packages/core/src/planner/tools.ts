@@ -1,5 +1,5 @@
 /**
- * The planner's tools (SPEC point 5, names exact) and the final report tool, as zod input schemas.
+ * The planner's tools (names exact: the public tool names) and the final report tool, as zod input schemas.
  * The same schema validates a tool call (a malformed input goes back to the model as a tool error)
  * and, converted to JSON Schema, tells the model what to send.
  *
@@ -18,7 +18,7 @@ export const PLANNER_LIMITS = {
   oneShotGraceMinutes: 15,
   /** A planner pause ends within a week (SCHEDULING_LIMITS.hintTtlMaxMinutes). */
   pauseMaxMinutes: SCHEDULING_LIMITS.hintTtlMaxMinutes,
-  /** get_response_history reads the scheduled runs of the last 24 hours (SPEC point 3). */
+  /** get_response_history reads the scheduled runs of the last 24 hours. */
   historySinceHours: 24,
   historyDefaultLimit: 10,
   historyMaxLimit: 50,
@@ -28,7 +28,7 @@ export const PLANNER_LIMITS = {
   nextAnalysisMinMinutes: 1,
   nextAnalysisMaxMinutes: 1440,
   nextAnalysisDefaultMinutes: 60,
-  /** SPEC "Limits": the planner reads the first 500 characters of a response body. */
+  /** The planner reads the first 500 characters of a response body. */
   responseBodyMaxChars: 500,
   reasoningMaxLength: 4000,
   /**
@@ -198,7 +198,7 @@ export function parsePlannerToolInput<T extends PlannerToolName>(
   input: unknown,
 ): ToolInputCheck<PlannerToolInput<T>> {
   // Model output is outside data: a U+0000 or lone surrogate in a reason would fail the write of
-  // the hint it explains, so the input is made storable (U+FFFD) before it is judged (issue #12).
+  // the hint it explains, so the input is made storable (U+FFFD) before it is judged.
   const parsed = PLANNER_TOOL_INPUTS[name].safeParse(toStorableJson(input ?? {})?.value ?? input);
   if (parsed.success) return { ok: true, value: parsed.data as PlannerToolInput<T> };
   const problems = parsed.error.issues.map((issue) => {

@@ -1,5 +1,5 @@
 /**
- * Backoff after consecutive failed runs (spec: "Failure handling and backoff").
+ * Backoff after consecutive failed runs.
  *
  * The failure count passed in is the count AFTER the latest outcome, so the first failure already
  * doubles the wait. The multiplier applies to the baseline only; an active interval hint overrides

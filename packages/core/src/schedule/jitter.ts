@@ -1,5 +1,5 @@
 /**
- * Jitter (issue #16, opt-in per endpoint): each planned run moves later by an offset in
+ * Jitter (opt-in per endpoint): each planned run moves later by an offset in
  * [0, jitterMs], so endpoints sharing a schedule (every hour on the hour) do not all fire at once.
  *
  * - The offset is a pure function of the run id (SHA-256 of the id, modulo jitterMs + 1): a retried
@@ -7,7 +7,7 @@
  *   source is involved.
  * - It applies to the baseline rules (cron, interval) and to interval hints. A pause end and a
  *   one-shot hint are exact times someone asked for, so they are not moved.
- * - Never outside the clamps (SPEC "Scheduling rules"): the jittered time is cut to the max clamp's
+ * - Never outside the clamps (the scheduling rules): the jittered time is cut to the max clamp's
  *   ceiling (max(lastRunAt + maxIntervalMs, now)); the min clamp already holds for the planned time
  *   and moving later keeps it. An interval hint's run stays before the hint's expiry.
  * - The run's scheduledAt is the jittered time, and the next slot is computed from the planned time

@@ -1,5 +1,5 @@
 /**
- * The next run of an endpoint: the scheduling rules of the spec, as one pure function of the
+ * The next run of an endpoint: the scheduling rules, as one pure function of the
  * endpoint's scheduling state and `now`.
  *
  * Priority (first match wins):
@@ -27,8 +27,8 @@
  * Hints never run after their TTL: a hint whose (clamped) run would fall at or after its expiry is
  * ignored, as is an expired one; both are reported as `hintExpired`. A one-shot at or before
  * lastScheduledAt is consumed (that run, or a later one, already executed) and ignored, so a hint
- * the scheduler failed to clear cannot fire again. Cron endpoints ignore interval hints (spec rule
- * 6); with both baselines set, cron wins, as in the priority table.
+ * the scheduler failed to clear cannot fire again. Cron endpoints ignore interval hints
+ * (adaptive intervals need a baseline interval); with both baselines set, cron wins, as in the priority table.
  */
 import { AppError } from '../errors.js';
 import { backoffMultiplier } from './backoff.js';
@@ -167,8 +167,8 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
     hintExpired = true;
   }
 
-  // An interval endpoint starts executing at once (spec: "starts executing immediately on its
-  // baseline"): before its first scheduled run, the creation time itself is the slot.
+  // An interval endpoint starts executing at once (it starts executing immediately on its
+  // baseline): before its first scheduled run, the creation time itself is the slot.
   if (!(baselineIntervalMs > 0)) {
     throw new AppError('VALIDATION_ERROR', 'baselineIntervalMs must be positive', { field: 'baselineIntervalMs' });
   }

@@ -1,5 +1,5 @@
 /**
- * Auto-pause (issue #16, opt-in): an endpoint (or, by default, every endpoint of an account) is paused
+ * Auto-pause (opt-in): an endpoint (or, by default, every endpoint of an account) is paused
  * after this many consecutive failures. Kept apart from notifications.ts so the endpoint schema can
  * use it without an import cycle.
  */

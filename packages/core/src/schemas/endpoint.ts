@@ -3,7 +3,7 @@
  * then cross-field rules checked on the complete configuration, so a PATCH is validated against
  * the endpoint it produces, not just the fields it sends.
  *
- * Canonical spelling: headersJson / bodyJson (the spec's input table). headers / body are accepted
+ * Canonical spelling: headersJson / bodyJson (the documented input fields). headers / body are accepted
  * as aliases; sending both spellings of one field is an error. Responses use the canonical names.
  */
 import { z } from 'zod';
@@ -127,7 +127,7 @@ const retryMs = (what: string, min: number, max: number) =>
     .min(min, `${what} must be at least ${min} ms`)
     .max(max, `${what} must be at most ${max} ms`);
 
-/** An endpoint's retries inside a run (issue #16, opt-in; stored with the base and cap filled in). */
+/** An endpoint's retries inside a run (opt-in; stored with the base and cap filled in). */
 export const retrySettings = z
   .strictObject({
     attempts: z
@@ -152,9 +152,9 @@ export const retrySettings = z
   .meta({
     id: 'RetrySettings',
     description:
-      'Retries inside one run (default null: one attempt, the spec). Retried: connection errors, timeouts, 5xx ' +
+      'Retries inside one run (default null: one call per run). Retried: connection errors, timeouts, 5xx ' +
       'and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked ' +
-      "target or an invalid request. Every attempt is recorded on the run; the failure count and the spec's " +
+      'target or an invalid request. Every attempt is recorded on the run; the failure count and the failure ' +
       'backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full ' +
       'timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so.',
   });
@@ -280,13 +280,13 @@ export interface EndpointConfig {
   maxIntervalMs: number | null;
   /** 0: runs at the planned times (core/schedule/jitter.ts). */
   jitterMs: number;
-  /** null: the account's default (issue #16 auto-pause; both null = never). */
+  /** null: the account's default (auto-pause; both null = never). */
   autoPauseAfterFailures: number | null;
   timeoutMs: number;
   maxResponseSizeKb: number;
-  /** null: one attempt per run (the spec). */
+  /** null: one call per run. */
   retry: RetrySettings | null;
-  /** Trace context to the target while tracing is on (README "Tracing"); false: never. */
+  /** Trace context to the target while tracing is on (docs/operations/observability.md "Tracing"); false: never. */
   propagateTrace: boolean;
   /** null: HTTP 2xx/3xx succeed; else decided from the response (response-rules.ts). */
   successWhen: SuccessWhen | null;

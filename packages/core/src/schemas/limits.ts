@@ -1,12 +1,12 @@
 /**
- * Size and range limits of the API's inputs. The spec fixes only the 1000 ms interval floor and the
- * timeout / response-size defaults; the rest are our choices, documented in the README and OpenAPI.
+ * Size and range limits of the API's inputs. Each bound is documented in the guide (docs/guide/) and
+ * in the OpenAPI document.
  */
 export const LIMITS = {
   nameMaxLength: 200,
   descriptionMaxLength: 4000,
   urlMaxLength: 2048,
-  /** The spec's floor: an interval below 1000 ms is invalid. */
+  /** The interval floor: an interval below 1000 ms is invalid. */
   intervalMinMs: 1000,
   /** Largest 32-bit interval (~24.8 days); longer periods are expressed as cron. */
   intervalMaxMs: 2_147_483_647,
@@ -32,8 +32,8 @@ export const LIMITS = {
 } as const;
 
 /**
- * Bounds of an endpoint's `retry` setting (issue #16, opt-in). Five more attempts at most: past that a
- * transient failure is an outage, which the spec's failure backoff handles between runs. The base is at
+ * Bounds of an endpoint's `retry` setting (opt-in). Five more attempts at most: past that a
+ * transient failure is an outage, which the failure backoff handles between runs. The base is at
  * least 100 ms (the timeout floor: a faster hammer helps no one); the cap at most 300,000 ms (the
  * timeout ceiling), so one run's lease stays below an hour: 6 attempts × 300 s + 5 waits × 300 s = 55 min.
  */
@@ -67,7 +67,7 @@ export const RESERVED_HEADER_NAMES = [
 ] as const;
 
 /**
- * Header values that are secrets: masked in every response, never read back (README "Endpoints").
+ * Header values that are secrets: masked in every response, never read back (docs/guide/endpoints-and-runs.md "Endpoints").
  * A name is sensitive when it contains any of these words anywhere (X-Custom-Key, X-Hub-Signature,
  * Private-Key, X-Session-Id...): masking a harmless header costs a retype in the form, showing a
  * secret costs the secret. Plain alternatives without quantifiers: linear on any input.

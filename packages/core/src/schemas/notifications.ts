@@ -1,5 +1,5 @@
 /**
- * Notifications and auto-pause (issue #16, opt-in): the shapes shared by the API, the MCP tools, the
+ * Notifications and auto-pause (opt-in): the shapes shared by the API, the MCP tools, the
  * web UI and the executor's delivery worker.
  *
  * A channel receives the events it lists (all of them by default). Each event is sent once per state

@@ -1,7 +1,7 @@
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 /**
- * Response records: what the API returns (and the MCP server and the UI consume). The spec names
- * a minimum; the full records below are our documented choice.
+ * Response records: what the API returns (and the MCP server and the UI consume). Each field is
+ * documented here, so it reaches the OpenAPI document.
  */
 import { z } from 'zod';
 import { retrySettings } from './endpoint.js';
@@ -71,7 +71,7 @@ export const endpointRecord = z
       .meta({ description: 'Runs move later by up to this many ms (fixed per run id); 0: exact' }),
     timeoutMs: z.number().int(),
     maxResponseSizeKb: z.number().int(),
-    retry: retrySettings.nullable().meta({ description: 'Retries inside a run; null: one attempt per run (the spec)' }),
+    retry: retrySettings.nullable().meta({ description: 'Retries inside a run; null: one call per run' }),
     propagateTrace: z.boolean().meta({
       description: 'The trace context goes to the target while the deployment has tracing on; false: never',
     }),

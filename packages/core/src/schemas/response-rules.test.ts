@@ -115,7 +115,7 @@ describe('response rule schemas', () => {
     });
   });
 
-  it('accepts the forms the README shows', () => {
+  it('accepts the forms the guide shows', () => {
     expect(
       successWhenInput.safeParse({ status: ['2xx', 304], all: [{ path: '$.ok', op: 'eq', value: true }] }).success,
     ).toBe(true);

@@ -1,8 +1,7 @@
 /**
  * Runs, endpoint health, test execution and the dashboard: query shapes and response records
- * (SPEC "Runs, health, test, dashboard", "Run", "Endpoint health summary"). The spec leaves the
- * dashboard's fields and several edge cases open; the choices are written next to each field so
- * they reach the OpenAPI document.
+ * (the run record, the endpoint health summary). The choices for the dashboard's fields and the
+ * edge cases are written next to each field so they reach the OpenAPI document.
  */
 import { z } from 'zod';
 import { pagingQuery } from './common.js';
@@ -11,7 +10,7 @@ export const RUN_STATUSES = ['success', 'failed'] as const;
 export type RunStatusValue = (typeof RUN_STATUSES)[number];
 
 export const RUNS_LIMITS = {
-  /** SPEC "Limits": runs list default page size. */
+  /** Runs list: default page size. */
   listDefaultLimit: 20,
   healthDefaultHours: 24,
   /** One year. */
@@ -29,7 +28,7 @@ export const listRunsQuery = pagingQuery(RUNS_LIMITS.listDefaultLimit).extend({
 });
 export type ListRunsQuery = z.infer<typeof listRunsQuery>;
 
-/** One HTTP call of a run whose endpoint has `retry` set (issue #16). */
+/** One HTTP call of a run whose endpoint has `retry` set. */
 export const runAttemptRecord = z
   .object({
     attempt: z.number().int().meta({ description: '1 for the first call' }),
@@ -90,7 +89,7 @@ export const runRecord = z
           'body dropped, errorMessage says why) (open list)',
       }),
     errorMessage: z.string().nullable().meta({ description: 'Present (non-null) when failed' }),
-    error: z.string().nullable().meta({ description: 'Same as errorMessage (the spec names both)' }),
+    error: z.string().nullable().meta({ description: 'Same as errorMessage (both names are kept)' }),
     scheduledAt: isoTime.meta({ description: 'The planned time' }),
     startedAt: isoTime,
     completedAt: isoTime,

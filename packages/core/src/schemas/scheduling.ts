@@ -1,12 +1,12 @@
 /**
- * Scheduling control (SPEC "Scheduling control" and the endpoint pause & hint state table): the
+ * Scheduling control (pause and hints, and how they combine): the
  * input shapes, the checks a pause or hint must pass, and the records the API answers with.
  *
  * The checks are pure functions of the endpoint's state and `now`, shared by the API, the MCP
  * server and the planner's tools, so a hint is refused where it is proposed, not silently dropped
  * later by the governor. What they refuse:
  *  - a pause whose end is not in the future (pausedUntil null resumes instead);
- *  - interval hints on cron endpoints (SPEC point 6: adaptive intervals need baselineIntervalMs);
+ *  - interval hints on cron endpoints (adaptive intervals need baselineIntervalMs);
  *  - a one-shot at or after its own expiry, or one the minIntervalMs floor would push past its
  *    expiry: either would never run.
  * What they accept: an interval outside minIntervalMs..maxIntervalMs (the governor clamps it at
@@ -22,7 +22,7 @@ import { endpointRecord } from './records.js';
 
 export const SCHEDULING_LIMITS = {
   reasonMaxLength: 500,
-  /** Hints always expire; seven days is the longest TTL (the spec's typical TTLs are 15 to 60 minutes). */
+  /** Hints always expire; seven days is the longest TTL (typical TTLs are 15 to 60 minutes). */
   hintTtlMaxMinutes: 10_080,
 } as const;
 

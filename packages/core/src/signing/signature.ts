@@ -1,5 +1,5 @@
 /**
- * Outbound request signing (SPEC "Authentication > Outbound").
+ * Outbound request signing (X-Service-Signature on every call).
  *
  * Every execution request carries `X-Service-Timestamp: <unix seconds>` and
  * `X-Service-Signature: sha256=<hex>`, where the digest is HMAC-SHA256 over the exact string
@@ -10,11 +10,11 @@
  * naturally writes `createHmac('sha256', rawKey)`; decoding the hex first would be a trap for every
  * receiver in every language. The key still carries 256 bits of entropy either way.
  *
- * Grace window (issue #16, opt-in): with the account setting `signingKeyGraceMinutes` > 0, a rotation
+ * Grace window (opt-in): with the account setting `signingKeyGraceMinutes` > 0, a rotation
  * keeps the previous key until the window ends, and the header then lists both signatures in one
  * value, space-separated, the current key first: `sha256=<new> sha256=<old>`. A receiver accepts the
  * request when any listed signature verifies, so it can switch to the new key at any point inside the
- * window. With the default 0 the header carries exactly one signature (the SPEC's behaviour).
+ * window. With the default 0 the header carries exactly one signature.
  *
  * `verifySignature` is the reference implementation for receivers and for our tests.
  */
@@ -22,7 +22,7 @@ import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObje
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const SIGNATURE_TIMESTAMP_HEADER = 'X-Service-Timestamp';
-/** Recommended replay tolerance for receivers (SPEC "Limits"). */
+/** Recommended replay tolerance for receivers. */
 export const SIGNATURE_TOLERANCE_SEC = 300;
 
 /** Upper bound of `signingKeyGraceMinutes`: 7 days, long enough for a weekly deploy of every receiver. */
@@ -64,9 +64,8 @@ const HMAC_KEY_CAPACITY = 10_000;
 /**
  * A signature covers `<timestamp seconds>.<body>`, so the requests of one account in one second with
  * one body (every GET: the empty body) carry the same signature: the last one is kept and handed out
- * again. Signing was 9–12 µs of an executor's main thread per request, ≈ 2 % of an execution's CPU in
- * all processes, and 1.2 µs with the memo (bench/profile-diff.ts, 3,000–4,500 endpoints of one account
- * at 1 s). An instance of many accounts with one endpoint each gains nothing and loses a string
+ * again: 1.2 µs of an executor's main thread per request against 9–12 µs signing each one, ≈ 2 % of
+ * an execution's CPU in all processes (docs/decisions/0017-signing-keys-cached-and-signatures-reused.md). An instance of many accounts with one endpoint each gains nothing and loses a string
  * comparison. Only bodies up to this length are kept: the memo holds at most 10,000 × 512 characters.
  */
 const MEMO_MAX_BODY_CHARS = 512;

@@ -1,5 +1,5 @@
 /**
- * Notification webhooks (issue #16) are signed in the Standard Webhooks format (headers webhook-id,
+ * Notification webhooks are signed in the Standard Webhooks format (headers webhook-id,
  * webhook-timestamp, webhook-signature: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`),
  * with the same account signing key as executions. The format's secret is `whsec_` + base64 of the
  * key bytes; Kairos's key bytes are the rawKey string as UTF-8 (signature.ts: the receiver holds the

@@ -1,5 +1,5 @@
 /**
- * Notification channels, deliveries and the failure thresholds (issue #16). The API validates every
+ * Notification channels, deliveries and the failure thresholds. The API validates every
  * combination (a URL for webhook and slack, recipients for email); the input here is one flat
  * object because MCP tool inputs are plain objects.
  */

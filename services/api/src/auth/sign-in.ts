@@ -33,7 +33,7 @@ import { startSession } from './sessions.js';
 
 export async function resolveExternalUser(deps: ApiDeps, claimed: ExternalIdentity): Promise<UserWithAccount> {
   // The provider's claims are outside data: made storable (U+FFFD for U+0000 and lone surrogates)
-  // so an odd display name cannot fail the sign-in's writes (issue #12).
+  // so an odd display name cannot fail the sign-in's writes.
   const clean = (text: string | null) => (text === null ? null : toStorableText(text));
   const identity = {
     ...claimed,

@@ -82,6 +82,11 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
         '(requests per minute), `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds); over the limit: 429 ' +
         'RATE_LIMITED with `Retry-After`. Lists page with `limit` and `offset` and answer `X-Total-Count` and an ' +
         'RFC 8288 `Link` header (rel first, prev, next, last; follow next until it is absent to read every item). ' +
+        "Response rules: an endpoint's `successWhen` decides success from the response and its `rules` act after " +
+        'every run at no token cost (an interval while a rule keeps matching, a pause, one run of a sibling endpoint, ' +
+        'a planner analysis); the endpoint\'s `ruleState` names the rule whose interval is in force ("runs every 1 min ' +
+        "because rule 'backlog high' matched at …\"), each run lists `rulesMatched`, and " +
+        '`POST /api/endpoints/{endpointId}/backtest` replays recorded runs through proposed rules without saving. ' +
         'The same operations are MCP tools at `POST /api/mcp` (Streamable HTTP, ' +
         'stateless, same credentials; not listed below).',
     },

@@ -1,5 +1,5 @@
 /**
- * Every failure leaves in the spec's shape { error: { code, message, details? } }: AppErrors as
+ * Every failure leaves in the API's error shape { error: { code, message, details? } }: AppErrors as
  * they are, body-parser failures (malformed JSON, too large) mapped by their `type`, anything
  * else as INTERNAL_ERROR with the request id — never an HTML page, never a stack trace.
  */

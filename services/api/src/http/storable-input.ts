@@ -1,5 +1,5 @@
 /**
- * API input PostgreSQL cannot store is refused up front (issue #12): a string with U+0000 or a lone
+ * API input PostgreSQL cannot store is refused up front: a string with U+0000 or a lone
  * UTF-16 surrogate anywhere in the path parameters, the query string or the JSON body (object keys
  * such as header names included), or a body nested deeper than JSON_MAX_DEPTH, answers
  * 400 VALIDATION_ERROR with details.field naming it. Before, such a string reached a write and failed
@@ -18,7 +18,7 @@ const PROBLEM: Record<UnstorableField['reason'], string> = {
   depth: `nested deeper than ${JSON_MAX_DEPTH} levels`,
 };
 
-/** The field as the spec's details.field names it (dotted path), itself storable and printable. */
+/** The field as details.field names it (dotted path), itself storable and printable. */
 const fieldName = (path: (string | number)[]) => path.map((part) => toStorableText(String(part))).join('.');
 
 function refuse(found: UnstorableField, where: string): AppError {

@@ -1,7 +1,7 @@
 import { AppError, fieldPath, type FieldIssue } from '@kairos/core';
 import type { z } from 'zod';
 
-/** zod issues → the spec's VALIDATION_ERROR, with `details.field` naming the first offending field. */
+/** zod issues → VALIDATION_ERROR, with `details.field` naming the first offending field. */
 export function validationError(issues: FieldIssue[], where = 'request'): AppError {
   const [first] = issues;
   const message = first ? (first.field ? `${first.field}: ${first.message}` : first.message) : `invalid ${where}`;

@@ -1,5 +1,5 @@
 /**
- * AI analysis (SPEC "AI analysis", "Analysis session"): the planner's sessions per endpoint, newest
+ * AI analysis: the planner's sessions per endpoint, newest
  * first, and one session in detail. The list view leaves out actionsApplied and confidence.
  */
 import {

@@ -1,6 +1,5 @@
 /**
- * Account statistics (SPEC "Runs, health, test, dashboard"; the fields are our choice, see
- * core/schemas/runs.ts). Dates are UTC calendar days, both ends inclusive.
+ * Account statistics (the fields are documented in core/schemas/runs.ts). Dates are UTC calendar days, both ends inclusive.
  */
 import { RUNS_LIMITS, dashboardQuery, dashboardRecord, type DashboardQuery } from '@kairos/core';
 import { getDashboardStats } from '@kairos/db';

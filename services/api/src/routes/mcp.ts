@@ -59,8 +59,8 @@ export function registerMcpRoute(router: Router, deps: ApiDeps): void {
       deps.logger.warn('MCP request failed after the answer started', { error: (error as Error).message });
     }
   });
-  // Stateless: no server-initiated stream (GET) and no session to end (DELETE). The transport
-  // spec asks for 405 here; the body is a JSON-RPC error as MCP clients expect, not an API error.
+  // Stateless: no server-initiated stream (GET) and no session to end (DELETE), so both answer 405,
+  // as MCP's Streamable HTTP transport defines; the body is a JSON-RPC error as MCP clients expect, not an API error.
   router.all(MCP_PATH, (_req: Request, res: Response) => {
     res
       .status(405)

@@ -1,5 +1,5 @@
 /**
- * Notification channels and the notifications sent to them (issue #16, opt-in): create, list, get,
+ * Notification channels and the notifications sent to them (opt-in): create, list, get,
  * delete and test a channel; list the deliveries. Delivery happens in the executors
  * (services/executor/src/notifications/notification-worker.ts) through the notifications queue; the
  * API only writes rows and publishes them. Email channels need SMTP in the environment

@@ -1,5 +1,5 @@
 /**
- * Runs (read side), endpoint health and "test now" (SPEC "Runs, health, test, dashboard").
+ * Runs (read side), endpoint health and "test now".
  */
 import {
   AppError,

@@ -1,5 +1,5 @@
 /**
- * Scheduling control (SPEC "Scheduling control"): pause, interval and one-shot hints, clearing
+ * Scheduling control: pause, interval and one-shot hints, clearing
  * hints, resetting failures. Each route checks the change against the locked endpoint (pure
  * checks in core/schemas/scheduling.ts), writes it, and tells the scheduler, which recomputes the
  * planned run at once. Changes made here have origin "user" (the planner's are "planner").

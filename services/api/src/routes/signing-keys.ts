@@ -1,10 +1,10 @@
 /**
- * The account's outbound signing key (SPEC "Signing keys"). One key per account, created at
+ * The account's outbound signing key. One key per account, created at
  * account setup; rawKey is answered only by create and rotate (with Cache-Control: no-store) and
  * never stored in clear or logged. With the account setting signingKeyGraceMinutes > 0 a rotation
  * keeps the previous key signing until its window ends (previousKeyPrefix / previousExpiresAt);
  * revoke-previous ends the window at once (404 NOT_FOUND when no window runs).
- * Shown once (issue #17): an account created at sign-in has never shown its key, so reveal answers
+ * Shown once: an account created at sign-in has never shown its key, so reveal answers
  * it once (revealedAt null in the info), then 409 CONFLICT; create, rotate and the operator CLI's
  * account creation show the key themselves and count as revealed.
  */

@@ -1,4 +1,4 @@
-export { createHttpExecutor } from './http-executor.js';
+export { createHttpExecutor } from './http-call.js';
 export { EgressBlockedError, classifyAddress, createEgressGuard } from './egress-guard.js';
 export type { EgressGuard } from './egress-guard.js';
 export type {

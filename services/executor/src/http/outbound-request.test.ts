@@ -66,7 +66,7 @@ describe('prepareRequest', () => {
     const header = request.headers['x-service-signature']!;
     expect(header).toBe(`${signPayload(KEY, NOW_SEC, '{"a":1}')} ${signPayload(previousKey, NOW_SEC, '{"a":1}')}`);
     expect(verifySignature(previousKey, NOW_SEC, '{"a":1}', header, NOW_SEC)).toBe(true);
-    // Without a previous key (the default): exactly the spec's single signature.
+    // Without a previous key (the default): exactly one signature.
     expect(prepare({ body: { a: 1 } }).headers['x-service-signature']).toBe(signPayload(KEY, NOW_SEC, '{"a":1}'));
   });
 

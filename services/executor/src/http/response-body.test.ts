@@ -36,7 +36,7 @@ describe('decodeResponseBody', () => {
     });
   });
 
-  // Issue #12: PostgreSQL refuses U+0000 and lone surrogates; each becomes U+FFFD and the run says so.
+  // PostgreSQL refuses U+0000 and lone surrogates; each becomes U+FFFD and the run says so.
   const deep = `${'['.repeat(1001)}${']'.repeat(1001)}`;
   it.each<[string, Buffer, boolean, unknown, string, boolean]>([
     [

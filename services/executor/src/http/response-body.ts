@@ -15,8 +15,8 @@
  * - The body is made storable (packages/core storable.ts): invalid UTF-8 decodes to U+FFFD, and each
  *   U+0000 and lone surrogate (e.g. the JSON escape "\ud800") becomes U+FFFD, in JSON strings and
  *   keys alike, keeping the JSON structure; JSON nested deeper than JSON_MAX_DEPTH is kept as text.
- *   PostgreSQL refuses those characters, and one refused body used to fail the whole recording
- *   batch and re-send the request on every retry (issue #12). responseBodyAltered says it happened.
+ *   PostgreSQL refuses those characters: one refused body would fail the whole recording
+ *   batch and re-send the request on every retry. responseBodyAltered says it happened.
  */
 import { isUtf8 } from 'node:buffer';
 import { toStorableJson, toStorableText } from '@kairos/core';

@@ -1,6 +1,6 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** The request an endpoint describes (SPEC "Endpoint (input fields)"). */
+/** The request an endpoint describes (its input fields). */
 export interface HttpRequestSpec {
   url: string;
   method: HttpMethod;
@@ -20,7 +20,7 @@ export interface ExecutionContext {
   /** The account's raw signing key, or null when the account has none (then nothing is signed). */
   signingKey: string | null;
   /**
-   * The key a rotation replaced, while the account's grace window keeps it (issue #16, opt-in):
+   * The key a rotation replaced, while the account's grace window keeps it (opt-in):
    * the request then carries both signatures, the current key's first. Absent or null: one signature.
    */
   previousSigningKey?: string | null;

@@ -1,5 +1,5 @@
 /**
- * Sends one notification to one channel (issue #16) and says how it went; never throws for a
+ * Sends one notification to one channel and says how it went; never throws for a
  * receiver's failure.
  *
  * - webhook: the payload as JSON, signed in the Standard Webhooks format by the `standardwebhooks`

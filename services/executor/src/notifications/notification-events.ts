@@ -1,5 +1,5 @@
 /**
- * The recorder's one hook into notifications and auto-pause (issue #16): after a batch of runs is
+ * The recorder's one hook into notifications and auto-pause: after a batch of runs is
  * recorded, the state changes they caused (failing, recovered, auto-paused) are applied in one
  * statement (db's applyEndpointTransitions) and raised as notifications, one per change and channel.
  *

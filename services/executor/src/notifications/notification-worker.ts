@@ -1,5 +1,5 @@
 /**
- * Delivers notifications (issue #16): consumes the `notifications` queue, sends each row to its
+ * Delivers notifications: consumes the `notifications` queue, sends each row to its
  * channel (channels.ts) and records every attempt in PostgreSQL (attempts, status, response code,
  * error). Lives in the executor because the executor already makes the outbound calls of the
  * product under its egress guard and holds the master key that decrypts signing keys; a separate

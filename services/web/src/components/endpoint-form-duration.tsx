@@ -23,6 +23,8 @@ export function DurationInput({
   unitLabel: string;
   placeholder?: string;
   id?: string;
+  /** When no Field label names the number input. */
+  'aria-label'?: string;
   'aria-invalid'?: boolean;
   'aria-describedby'?: string;
 }) {

@@ -88,7 +88,7 @@ describe('EndpointForm', () => {
         { field: 'timeoutMs', message: 'timeout too long' },
       ]),
     );
-    // Each at its own field, in the form's words (the API's speak of milliseconds: issue #56).
+    // Each at its own field, in the form's words (the API's speak of milliseconds).
     expect(errorOf('Safety floor (optional)')).toBe(DURATION_WORDS.minInterval);
     expect(errorOf('Ceiling (optional)')).toBe(DURATION_WORDS.maxInterval);
     expect(errorOf('Jitter (optional)')).toBe(DURATION_WORDS.jitter);

@@ -13,6 +13,8 @@ import { useUnsavedWarning } from './unsaved-warning';
 import { formErrorsOf } from './endpoint-form-issues';
 import { RequestFields } from './endpoint-form-request-fields';
 import { buildEndpointValues, type EndpointValues } from './endpoint-form-request';
+import { RulesBacktest } from './endpoint-form-backtest';
+import { RulesFields } from './endpoint-form-rules';
 import { ScheduleFields, type SectionProps } from './endpoint-form-schedule';
 import { HTTP_METHODS, NO_ERRORS, hasErrors, type EndpointFormState, type FormErrors } from './endpoint-form-state';
 
@@ -61,7 +63,10 @@ function BasicFields({ state, set, errors }: SectionProps) {
 }
 
 function ErrorSummary({ errors, summaryRef }: { errors: FormErrors; summaryRef: Ref<HTMLDivElement> }) {
-  const fieldCount = Object.keys(errors.fields).length + Object.keys(errors.headerRows).length;
+  const fieldCount =
+    Object.keys(errors.fields).length +
+    Object.keys(errors.headerRows).length +
+    Object.keys(errors.ruleFields ?? {}).length;
   if (!hasErrors(errors)) return null;
   return (
     <div className="form-error endpoint-form-summary" role="alert" tabIndex={-1} ref={summaryRef}>
@@ -87,6 +92,7 @@ export function EndpointForm({
   isPending,
   saveError,
   onSave,
+  rules,
 }: {
   initial: EndpointFormState;
   submitLabel: 'Create endpoint' | 'Save changes';
@@ -94,6 +100,8 @@ export function EndpointForm({
   isPending: boolean;
   saveError: unknown;
   onSave: (values: EndpointValues) => void;
+  /** The job's other endpoints (rules may run them) and, once saved, this endpoint's id (for the backtest). */
+  rules?: { siblings: { id: string; name: string }[]; endpointId: string | null };
 }) {
   const [state, setState] = useState(initial);
   const [clientErrors, setClientErrors] = useState<FormErrors | null>(null);
@@ -139,6 +147,15 @@ export function EndpointForm({
         <BasicFields {...sectionProps} />
         <ScheduleFields {...sectionProps} />
         <RequestFields {...sectionProps} />
+        <RulesFields
+          {...sectionProps}
+          context={{
+            siblings: rules?.siblings ?? [],
+            after: rules?.endpointId ? (
+              <RulesBacktest endpointId={rules.endpointId} draft={state.responseRules} />
+            ) : null,
+          }}
+        />
       </QuietFieldErrors>
       <div className="actions">
         <ActionButton type="submit" className="primary" busy={isPending}>

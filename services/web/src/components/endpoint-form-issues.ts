@@ -6,6 +6,7 @@
  */
 import { ApiError, type FieldIssue } from '../api/client';
 import type { EndpointFormState, FormErrors, FormField } from './endpoint-form-state';
+import { ruleFieldOf } from './rules-format';
 
 const FIELD_OF_ISSUE: Record<string, FormField> = {
   name: 'name',
@@ -57,6 +58,11 @@ function isHidden(field: FormField, state: VisibleState): boolean {
  * visible field goes to the top of the form, prefixed with its API name.
  */
 function placeIssue(issue: FieldIssue, state: VisibleState, errors: FormErrors): void {
+  const ruleField = ruleFieldOf(issue.field);
+  if (ruleField) {
+    errors.ruleFields = { ...errors.ruleFields, [ruleField]: errors.ruleFields?.[ruleField] ?? issue.message };
+    return;
+  }
   const [head = '', ...rest] = issue.field.split('.');
   let field = FIELD_OF_ISSUE[head];
   if (field === 'interval' || field === 'cron') field = state.scheduleType === 'cron' ? 'cron' : 'interval';

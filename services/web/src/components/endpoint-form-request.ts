@@ -14,6 +14,7 @@ import {
   type HeaderRow,
 } from './endpoint-form-state';
 import { durationToMs, durationWords, type Duration } from './endpoint-form-units';
+import { buildRules, type Rule, type SuccessWhen } from './rules-format';
 
 export type CreateEndpointBody = Schemas['CreateEndpointInput'];
 export type UpdateEndpointBody = Schemas['UpdateEndpointInput'];
@@ -36,6 +37,8 @@ export interface EndpointValues {
   maxResponseSizeKb: number;
   headersJson: Record<string, string> | null;
   bodyJson: Endpoint['bodyJson'];
+  successWhen: SuccessWhen | null;
+  rules: Rule[] | null;
 }
 
 export type BuildResult = { ok: true; values: EndpointValues } | { ok: false; errors: FormErrors };
@@ -199,8 +202,11 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
   const body = buildBody(state);
   if (body.error) fields.body = body.error;
 
-  if (Object.keys(fields).length > 0 || Object.keys(headerRows).length > 0) {
-    return { ok: false, errors: { fields, headerRows, form: [] } };
+  const responseRules = buildRules(state.responseRules);
+  const ruleFields = responseRules.issues;
+
+  if (Object.keys(fields).length > 0 || Object.keys(headerRows).length > 0 || Object.keys(ruleFields).length > 0) {
+    return { ok: false, errors: { fields, headerRows, ruleFields, form: [] } };
   }
   return {
     ok: true,
@@ -221,6 +227,8 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       maxResponseSizeKb: sizeKb,
       headersJson,
       bodyJson: body.body,
+      successWhen: responseRules.successWhen,
+      rules: responseRules.rules,
     },
   };
 }
@@ -240,7 +248,8 @@ export function buildCreateBody(values: EndpointValues): CreateEndpointBody {
 
 /** JSON with object keys sorted, so two header maps in a different order compare equal. */
 function stableJson(value: unknown): string {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
   return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`;
 }

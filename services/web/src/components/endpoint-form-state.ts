@@ -4,6 +4,7 @@
  */
 import type { Schemas } from '../api/client';
 import { msToDuration, type Duration } from './endpoint-form-units';
+import { rulesFormState, type RulesFormState } from './rules-format';
 
 export type Endpoint = Schemas['Endpoint'];
 export type HttpMethod = Endpoint['method'];
@@ -52,6 +53,8 @@ export interface EndpointFormState {
   headers: HeaderRow[];
   bodyFormat: BodyFormat;
   bodyText: string;
+  /** successWhen and rules as the rules editor holds them. */
+  responseRules: RulesFormState;
 }
 
 export type FormField =
@@ -75,13 +78,20 @@ export type FormField =
 export interface FormErrors {
   fields: Partial<Record<FormField, string>>;
   headerRows: Record<string, string>;
+  /** Response rules' errors, keyed by the API's field path (`rules[0].when.all[1].value`). */
+  ruleFields?: Record<string, string>;
   form: string[];
 }
 
 export const NO_ERRORS: FormErrors = { fields: {}, headerRows: {}, form: [] };
 
 export function hasErrors(errors: FormErrors): boolean {
-  return Object.keys(errors.fields).length > 0 || Object.keys(errors.headerRows).length > 0 || errors.form.length > 0;
+  return (
+    Object.keys(errors.fields).length > 0 ||
+    Object.keys(errors.headerRows).length > 0 ||
+    Object.keys(errors.ruleFields ?? {}).length > 0 ||
+    errors.form.length > 0
+  );
 }
 
 let rowCounter = 0;
@@ -113,6 +123,7 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     headers: [],
     bodyFormat: 'json',
     bodyText: '',
+    responseRules: rulesFormState(null, null),
   };
 }
 
@@ -148,5 +159,6 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     maxResponseSizeKb: String(endpoint.maxResponseSizeKb),
     headers,
     ...bodyToText(endpoint.bodyJson),
+    responseRules: rulesFormState(endpoint.successWhen, endpoint.rules),
   };
 }

@@ -27,7 +27,7 @@ function endpoint(overrides: Partial<ScheduleFacts> = {}): ScheduleFacts {
   };
 }
 
-const intervalHint = (intervalMs: number, origin: 'planner' | 'user' = 'planner', expiresInMs = 12 * MIN) => ({
+const intervalHint = (intervalMs: number, origin: 'planner' | 'user' | 'rule' = 'planner', expiresInMs = 12 * MIN) => ({
   intervalMs,
   expiresAt: at(expiresInMs),
   reason: 'backlog above 100',
@@ -75,6 +75,41 @@ describe('explainSchedule', () => {
       [
         'Interval hint (set by a user): every 10 s for another 12 min — reason: backlog above 100.',
         'It overrides the baseline (every 1 min) and any backoff; the baseline returns when it expires.',
+      ],
+    ],
+    [
+      'a response rule interval names the rule and when it matched',
+      {
+        nextRunSource: 'rule-interval',
+        failureCount: 1,
+        backoffMultiplier: 2,
+        hints: { interval: { ...intervalHint(MIN, 'rule', 2 * MIN), reason: 'backlog high' }, oneShot: null },
+        ruleState: {
+          rule: 'backlog high',
+          intervalMs: MIN,
+          since: at(-3 * MIN),
+          expiresAt: at(2 * MIN),
+          explanation: '',
+        },
+      },
+      [
+        `Runs every 1 min because rule 'backlog high' matched at ${at(-3 * MIN)}.`,
+        'It lasts while runs keep matching: the first run that does not match ends it (it lapses in 2 min without a run), and a later AI or user interval hint replaces it. It overrides the baseline (every 1 min) and any backoff.',
+      ],
+    ],
+    [
+      'a run a response rule asked for',
+      {
+        nextRunSource: 'rule',
+        nextRunAt: at(0),
+        hints: {
+          interval: null,
+          oneShot: { nextRunAt: at(0), expiresAt: at(5 * MIN), reason: 'after export', origin: 'rule', setAt: at(0) },
+        },
+      },
+      [
+        `One run asked for by a response rule: one run at ${at(0)} — reason: after export. Until then it replaces the scheduled runs; afterwards the schedule resumes from that run.`,
+        'Baseline: every 1 min.',
       ],
     ],
     [

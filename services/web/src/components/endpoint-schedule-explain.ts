@@ -1,6 +1,6 @@
 /**
- * The endpoint's schedule in words: why the next run is when it is. Mirrors the scheduling rules of
- * the spec as packages/core/src/schedule/next-run.ts applies them (pause › one-shot hint › interval
+ * The endpoint's schedule in words: why the next run is when it is. Mirrors the scheduling rules
+ * as packages/core/src/schedule/next-run.ts applies them (pause › one-shot hint › interval
  * hint › cron › interval, then the governor's minIntervalMs/maxIntervalMs clamps), reading the
  * endpoint record the API returns (nextRunSource says which rule decided nextRunAt).
  *
@@ -26,7 +26,9 @@ export type ScheduleFacts = Pick<
   | 'pausedUntil'
   | 'pauseReason'
   | 'hints'
->;
+> &
+  // Optional so facts built by hand (tests) need not name it; the API always sends it.
+  Partial<Pick<Schemas['Endpoint'], 'ruleState'>>;
 
 export interface ExplainOptions {
   formatTime?: (iso: string) => string;
@@ -82,7 +84,7 @@ function explainSource(endpoint: ScheduleFacts, nowMs: number, at: (iso: string)
   const { hints } = endpoint;
   const source = endpoint.nextRunSource ?? fallbackSource(endpoint);
   const sentences: string[] = [];
-  if (source === 'ai-oneshot' && hints.oneShot) {
+  if ((source === 'ai-oneshot' || source === 'rule') && hints.oneShot) {
     const { oneShot } = hints;
     sentences.push(
       `${hintLabel(oneShot.origin, 'one-shot')}: one run at ${at(oneShot.nextRunAt)}` +
@@ -96,7 +98,11 @@ function explainSource(endpoint: ScheduleFacts, nowMs: number, at: (iso: string)
   }
   if (endpoint.baselineCron !== null) return [...sentences, ...explainCron(endpoint)];
   if (hints.interval && source !== 'baseline-interval') {
-    sentences.push(...explainIntervalHint(endpoint, hints.interval, nowMs));
+    sentences.push(
+      ...(hints.interval.origin === 'rule'
+        ? explainRuleInterval(endpoint, hints.interval, nowMs, at)
+        : explainIntervalHint(endpoint, hints.interval, nowMs)),
+    );
     return sentences;
   }
   sentences.push(explainIntervalBaseline(endpoint));
@@ -112,9 +118,10 @@ function explainSource(endpoint: ScheduleFacts, nowMs: number, at: (iso: string)
 
 /** The record has no nextRunSource when nothing is planned (job paused): say what would apply. */
 function fallbackSource(endpoint: ScheduleFacts): NonNullable<ScheduleFacts['nextRunSource']> {
-  if (endpoint.hints.oneShot) return 'ai-oneshot';
+  if (endpoint.hints.oneShot) return endpoint.hints.oneShot.origin === 'rule' ? 'rule' : 'ai-oneshot';
   if (endpoint.baselineCron !== null) return 'baseline-cron';
-  return endpoint.hints.interval ? 'ai-interval' : 'baseline-interval';
+  if (!endpoint.hints.interval) return 'baseline-interval';
+  return endpoint.hints.interval.origin === 'rule' ? 'rule-interval' : 'ai-interval';
 }
 
 function explainIntervalHint(endpoint: ScheduleFacts, hint: NonNullable<Hints['interval']>, nowMs: number): string[] {
@@ -128,6 +135,26 @@ function explainIntervalHint(endpoint: ScheduleFacts, hint: NonNullable<Hints['i
     sentences.push(`${failuresText(endpoint.failureCount)}, but backoff does not apply while the hint is active.`);
   }
   return sentences;
+}
+
+/**
+ * A response rule's interval: "Runs every 1 min because rule 'backlog high' matched at 10:02." It
+ * lasts while runs keep matching; its expiry (two intervals on) only ends it when runs stop.
+ */
+function explainRuleInterval(
+  endpoint: ScheduleFacts,
+  hint: NonNullable<Hints['interval']>,
+  nowMs: number,
+  at: (iso: string) => string,
+): string[] {
+  const rule = endpoint.ruleState?.rule ?? hint.reason ?? 'unnamed';
+  const since = endpoint.ruleState?.since ?? hint.setAt;
+  const left = formatDuration(Date.parse(hint.expiresAt) - nowMs);
+  return [
+    `Runs every ${formatDuration(hint.intervalMs)} because rule '${rule}' matched${since ? ` at ${at(since)}` : ''}.`,
+    `It lasts while runs keep matching: the first run that does not match ends it (it lapses in ${left} without a ` +
+      `run), and a later AI or user interval hint replaces it. It overrides the baseline (${describeBaseline(endpoint)}) and any backoff.`,
+  ];
 }
 
 function explainIntervalBaseline(endpoint: ScheduleFacts): string {
@@ -186,7 +213,9 @@ function explainClamps(endpoint: ScheduleFacts): string[] {
 function effectiveIntervalMs(endpoint: ScheduleFacts): number | null {
   if (endpoint.baselineCron !== null) return null;
   const source = endpoint.nextRunSource ?? fallbackSource(endpoint);
-  if (source === 'ai-interval' && endpoint.hints.interval) return endpoint.hints.interval.intervalMs;
+  if ((source === 'ai-interval' || source === 'rule-interval') && endpoint.hints.interval) {
+    return endpoint.hints.interval.intervalMs;
+  }
   if (source === 'baseline-interval' && endpoint.baselineIntervalMs !== null) {
     return endpoint.baselineIntervalMs * endpoint.backoffMultiplier;
   }
@@ -206,6 +235,7 @@ function heldToClamp(endpoint: ScheduleFacts): string | null {
 }
 
 function hintLabel(origin: Origin, kind: 'interval' | 'one-shot'): string {
+  if (origin === 'rule') return kind === 'one-shot' ? 'One run asked for by a response rule' : 'Response rule interval';
   return origin === 'planner'
     ? `AI ${kind} hint (set by the planner)`
     : `${kind === 'interval' ? 'Interval' : 'One-shot'} hint (set by a user)`;

@@ -1,4 +1,4 @@
-/** Status badges (the spec's words: active, paused, archived, success, failed) and relative times. */
+/** Status badges (the API's words: active, paused, archived, success, failed) and relative times. */
 import { formatDateTime, formatRelative } from '../lib/time';
 
 export function StatusBadge({ status, title }: { status: string; title?: string }) {

@@ -1,4 +1,4 @@
-/** Every HTTP call of a run whose endpoint retries (issue #16): when, how long, what came back, and the wait after it. */
+/** Every HTTP call of a run whose endpoint retries: when, how long, what came back, and the wait after it. */
 import { formatDateTime, formatDuration } from '../lib/time';
 import { describeAttempt, type Run } from './run-format';
 

@@ -24,7 +24,7 @@ export function isAiSource(source: string): boolean {
   return source.startsWith('ai-');
 }
 
-/** The spec's source list is open-ended: unknown sources show as they are. */
+/** The source list is open-ended: unknown sources show as they are. */
 export function sourceLabel(source: string): string {
   return SOURCE_LABELS[source] ?? source;
 }

@@ -1,4 +1,7 @@
-/** A table of runs: when, status, source (AI sources marked), HTTP code, duration, planned vs actual start. */
+/**
+ * A table of runs: when, status, source (AI sources marked), HTTP code, duration, planned vs actual
+ * start, and the response rules each run matched.
+ */
 import { Link } from 'react-router';
 import { formatDateTime, formatDuration, formatRelative } from '../lib/time';
 import { RunSourceBadge, RunStatusBadge } from './run-badges';
@@ -18,6 +21,7 @@ export function RunTable({ runs, caption }: { runs: Run[]; caption: string }) {
             <th scope="col">Source</th>
             <th scope="col">Planned</th>
             <th scope="col">Lateness</th>
+            <th scope="col">Rules matched</th>
           </tr>
         </thead>
         <tbody>
@@ -59,6 +63,9 @@ function RunRow({ run }: { run: Run }) {
       </td>
       <td data-label="Lateness" className={run.lateMs >= 1000 ? 'run-late' : undefined}>
         {describeLateness(run.lateMs)}
+      </td>
+      <td data-label="Rules matched">
+        {run.rulesMatched.length > 0 ? run.rulesMatched.join(', ') : <span className="muted">none</span>}
       </td>
     </tr>
   );

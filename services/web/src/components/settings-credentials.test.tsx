@@ -45,7 +45,7 @@ describe('API keys table', () => {
     expect(rest).toEqual([]);
     expect(cellTexts(head!)).toEqual(['Name', 'Prefix', 'Created', 'Last used', 'Actions']);
     expect(cellTexts(row!).slice(0, 4)).toEqual(['Deploy', 'kairos_ab…', '2 h ago', 'Never']);
-    // Named by its row (issue #56): a list of buttons tells the keys apart.
+    // Named by its row: a list of buttons tells the keys apart.
     expect(within(row!).getByRole('button', { name: 'Revoke Deploy' })).toBeTruthy();
 
     const revoked = screen.getByRole('table', { name: 'Revoked API keys', hidden: true });

@@ -121,7 +121,7 @@ describe('notification settings', () => {
     renderSection();
     const form = screen.getByRole('form', { name: 'New notification channel' });
     const submit = within(form).getByRole('button', { name: 'Create channel' }) as HTMLButtonElement;
-    // Create is always offered (issue #56): without a name it says what is missing and sends nothing.
+    // Create is always offered: without a name it says what is missing and sends nothing.
     fireEvent.click(submit);
     expect(await within(form).findByText('Give the channel a name.')).toBeTruthy();
     expect(post).not.toHaveBeenCalled();

@@ -1,5 +1,5 @@
 /**
- * Settings > Notifications (issue #16, opt-in): the failing and auto-pause thresholds (PATCH
+ * Settings > Notifications (opt-in): the failing and auto-pause thresholds (PATCH
  * /api/account/settings), the channels (create webhook / Slack / email with their events, send a test,
  * delete) and the latest deliveries with their status, attempts and error.
  */

@@ -1,5 +1,5 @@
 /**
- * Settings > Signing key > Rotation grace window (issue #16, opt-in): how many minutes the previous
+ * Settings > Signing key > Rotation grace window (opt-in): how many minutes the previous
  * key keeps signing beside the new one after a rotation (PATCH /api/account/settings,
  * signingKeyGraceMinutes; 0 = the old key is invalid at once), and, while a window runs, when it ends
  * and a button that ends it now (POST /api/signing-keys/revoke-previous).

@@ -2,7 +2,7 @@
  * Settings > Signing key: what it is for, its prefix and dates, create (only when the account has
  * none: every account gets one at setup) or rotate, and the rotation grace window
  * (settings-signing-grace.tsx). The raw key is in the create/rotate answer only, and once in the
- * reveal answer for a key never shown (an account created at sign-in: the first visit shows it, issue #17).
+ * reveal answer for a key never shown (an account created at sign-in: the first visit shows it).
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';

@@ -9,7 +9,7 @@ import { api, unwrap } from '../api/client';
 import { EndpointForm } from '../components/endpoint-form-fields';
 import { buildCreateBody, buildPatchBody, type EndpointValues } from '../components/endpoint-form-request';
 import { emptyFormState, formStateFromEndpoint, type Endpoint } from '../components/endpoint-form-state';
-import { endpointKey, fetchJob, JOBS_KEY, jobEndpointsKey, jobKey } from '../components/job-queries';
+import { endpointKey, fetchJob, fetchJobEndpoints, JOBS_KEY, jobEndpointsKey, jobKey } from '../components/job-queries';
 import { PageHeading, usePageTitle } from '../components/page-title';
 import { Empty, QueryView } from '../components/states';
 
@@ -25,6 +25,19 @@ function useAfterSave() {
   };
 }
 
+/** The job's endpoints a response rule may run (not archived, not this one). */
+function useSiblings(jobId: string, endpointId: string | null): { id: string; name: string }[] {
+  const endpoints = useQuery({
+    queryKey: ['endpoint-form-siblings', jobId],
+    queryFn: () => fetchJobEndpoints(jobId, 0, false),
+    refetchInterval: false,
+    refetchOnWindowFocus: false,
+  });
+  return (endpoints.data?.items ?? [])
+    .filter((endpoint) => endpoint.id !== endpointId)
+    .map((endpoint) => ({ id: endpoint.id, name: endpoint.name }));
+}
+
 function browserTimezone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
@@ -33,6 +46,7 @@ function CreateEndpoint({ jobId }: { jobId: string }) {
   const job = useQuery({ queryKey: jobKey(jobId), queryFn: () => fetchJob(jobId), refetchInterval: false });
   const [initial] = useState(() => emptyFormState(browserTimezone()));
   const afterSave = useAfterSave();
+  const siblings = useSiblings(jobId, null);
   usePageTitle('New endpoint', job.data?.name);
   const create = useMutation({
     mutationFn: (values: EndpointValues) =>
@@ -59,6 +73,7 @@ function CreateEndpoint({ jobId }: { jobId: string }) {
               isPending={create.isPending}
               saveError={create.error}
               onSave={(values) => create.mutate(values)}
+              rules={{ siblings, endpointId: null }}
             />
           )}
         </>
@@ -70,6 +85,7 @@ function CreateEndpoint({ jobId }: { jobId: string }) {
 function EditForm({ endpoint }: { endpoint: Endpoint }) {
   const [initial] = useState(() => formStateFromEndpoint(endpoint));
   const afterSave = useAfterSave();
+  const siblings = useSiblings(endpoint.jobId, endpoint.id);
   const save = useMutation({
     mutationFn: async (values: EndpointValues) => {
       const patch = buildPatchBody(values, endpoint);
@@ -87,6 +103,7 @@ function EditForm({ endpoint }: { endpoint: Endpoint }) {
       isPending={save.isPending}
       saveError={save.error}
       onSave={(values) => save.mutate(values)}
+      rules={{ siblings, endpointId: endpoint.id }}
     />
   );
 }

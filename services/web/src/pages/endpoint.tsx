@@ -10,6 +10,7 @@ import { EndpointActions } from '../components/endpoint-actions';
 import { EndpointHealthPanel } from '../components/endpoint-health';
 import { endpointKey, fetchEndpoint, type Endpoint } from '../components/endpoint-queries';
 import { EndpointRequestPanel } from '../components/endpoint-request';
+import { EndpointRulesPanel } from '../components/endpoint-rules-panel';
 import { EndpointRuns } from '../components/endpoint-runs';
 import { EndpointSchedulePanel } from '../components/endpoint-schedule-panel';
 import { fetchJob, jobKey } from '../components/job-queries';
@@ -34,6 +35,7 @@ function EndpointView({ endpoint }: { endpoint: Endpoint }) {
       <EndpointHeader endpoint={endpoint} />
       <EndpointActions endpoint={endpoint} />
       <EndpointSchedulePanel endpoint={endpoint} />
+      <EndpointRulesPanel endpoint={endpoint} />
       <EndpointHealthPanel endpointId={endpoint.id} />
       <RunTimeline endpointId={endpoint.id} />
       <EndpointRuns endpointId={endpoint.id} />

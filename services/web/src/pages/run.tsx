@@ -1,6 +1,6 @@
 /**
  * One run (`/runs/:runId`): outcome, why it ran (source), planned versus actual start, timings,
- * the error when it failed, every attempt when the endpoint retries, and the response body.
+ * the response rules it matched, the error when it failed, every attempt when the endpoint retries, and the response body.
  */
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
@@ -77,6 +77,12 @@ function RunView({ run }: { run: Run }) {
           </dd>
           <dt>Duration</dt>
           <dd>{formatDuration(run.durationMs)}</dd>
+          <dt>Rules matched</dt>
+          <dd>
+            {run.rulesMatched.length > 0
+              ? run.rulesMatched.join(', ')
+              : 'none (no response rule of the endpoint matched this run, or it has none)'}
+          </dd>
           {run.attempt > 1 ? (
             <>
               <dt>Attempt</dt>

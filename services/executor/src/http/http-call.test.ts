@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createHttpExecutor } from './http-executor.js';
+import { createHttpExecutor } from './http-call.js';
 import { closedPort, startTestServer } from '../../../../test/test-server.js';
 import type { TestServer } from '../../../../test/test-server.js';
 import type { ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';

@@ -1,4 +1,4 @@
-import { createHttpExecutor } from './http-executor.js';
+import { createHttpExecutor } from './http-call.js';
 import { startTestServer } from '../../../../test/test-server.js';
 import type { TestServer } from '../../../../test/test-server.js';
 import type { BlockedTarget, ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';

@@ -14,7 +14,7 @@
  * - A request goes out signed (when the account has a key) or not at all: signing happens in
  *   prepare, before anything is sent; there is no unsigned fallback.
  *
- * Outcome table (SPEC "Failure handling"): final status 2xx/3xx -> success; 4xx/5xx -> failed
+ * Outcome table (failure handling): final status 2xx/3xx -> success; 4xx/5xx -> failed
  * 'http_status'; deadline -> failed 'timeout'; connection/DNS/TLS/reset -> failed 'network';
  * refused address -> failed 'blocked'; unusable spec or redirect scheme -> failed 'invalid_request';
  * redirect limit exceeded -> failed 'http_status' (the endpoint's 3xx responses caused it).

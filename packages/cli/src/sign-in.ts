@@ -18,13 +18,13 @@ export type Env = Record<string, string | undefined>;
 
 export const CLI_VERSION = '0.1.0';
 
-export interface Session {
+export interface SignIn {
   apiUrl: string;
   store: TokenStore;
   log(message: string): void;
 }
 
-export function sessionOf(env: Env, log: (message: string) => void): Session {
+export function signInOf(env: Env, log: (message: string) => void): SignIn {
   const apiUrl = (env.KAIROS_URL?.trim() || 'http://127.0.0.1:3000').replace(/\/+$/, '');
   const configHome = env.XDG_CONFIG_HOME?.trim() || join(homedir(), '.config');
   const path = env.KAIROS_TOKEN_FILE?.trim() || join(configHome, 'kairos', 'cli-token.json');
@@ -32,38 +32,38 @@ export function sessionOf(env: Env, log: (message: string) => void): Session {
 }
 
 /** The API client with the caller's credentials; UNAUTHORIZED when there are none. */
-export async function connect(session: Session, env: Env): Promise<KairosClient> {
+export async function connect(signIn: SignIn, env: Env): Promise<KairosClient> {
   const apiKey = env.KAIROS_API_KEY?.trim();
-  const token = apiKey ? null : await session.store.read(session.apiUrl, new Date());
+  const token = apiKey ? null : await signIn.store.read(signIn.apiUrl, new Date());
   if (!apiKey && !token) {
     throw new KairosApiError(
       'UNAUTHORIZED',
-      `not signed in to ${session.apiUrl}: set KAIROS_API_KEY, or run \`kairos login\``,
+      `not signed in to ${signIn.apiUrl}: set KAIROS_API_KEY, or run \`kairos login\``,
       null,
     );
   }
   return createKairosClient({
-    baseUrl: session.apiUrl,
+    baseUrl: signIn.apiUrl,
     credentials: apiKey ? apiKeyCredentials(apiKey) : bearerCredentials(token!.accessToken),
     userAgent: `kairos-cli/${CLI_VERSION}`,
   });
 }
 
 /** The device flow: shows the link and code, waits for the approval, caches the token. */
-export async function login(session: Session): Promise<void> {
-  const flow = { apiUrl: session.apiUrl };
+export async function login(signIn: SignIn): Promise<void> {
+  const flow = { apiUrl: signIn.apiUrl };
   const code = await requestDeviceCode(flow, `Kairos CLI on ${hostname()}`);
-  session.log(
+  signIn.log(
     `open ${code.verificationUriComplete ?? code.verificationUri} signed in to Kairos and approve the code ${code.userCode}`,
   );
   const issued = await pollForToken(flow, code);
   const now = new Date();
-  await session.store.write({
-    apiUrl: session.apiUrl,
+  await signIn.store.write({
+    apiUrl: signIn.apiUrl,
     accessToken: issued.accessToken,
     tokenType: 'Bearer',
     expiresAt: issued.expiresAt.toISOString(),
     obtainedAt: now.toISOString(),
   });
-  session.log(`signed in; the token is cached in ${session.store.path}`);
+  signIn.log(`signed in; the token is cached in ${signIn.store.path}`);
 }

@@ -1,5 +1,5 @@
 import { verifySignature } from '@kairos/core';
-import { createHttpExecutor } from './http-executor.js';
+import { createHttpExecutor } from './http-call.js';
 import { startTestServer } from '../../../../test/test-server.js';
 import type { RecordedRequest, TestServer } from '../../../../test/test-server.js';
 import type { ExecutionContext, HttpExecutor, HttpRequestSpec } from './types.js';

@@ -37,7 +37,7 @@ import {
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
-import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './execute.js';
+import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './run-execution.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
 import { createCallSlots, DUE_JOBS_PER_CALL_SLOT } from './call-slots.js';
@@ -54,7 +54,7 @@ import { RunningLock } from './running-lock.js';
 import { SigningKeys } from './signing-keys.js';
 
 /**
- * How soon a job in flight in a killed executor is delivered again (issue #12: bound 60 s). BullMQ
+ * How soon a job in flight in a killed executor is delivered again (bound 60 s). BullMQ
  * 6.7 (its LockManager class and moveStalledJobsToWait script, read in the installed package): a worker
  * renews the locks of the jobs it is running every lockDuration / 2 (one script per worker for all
  * its jobs, on a timer ticking every lockDuration / 4), for as long as the job runs, so a request of
@@ -114,7 +114,7 @@ export interface ExecutorOptions {
   masterKey: Buffer;
   userAgent?: string;
   now?: () => Date;
-  /** Notification delivery (issue #16): SMTP for email channels (null: email deliveries fail), retry base. */
+  /** Notification delivery: SMTP for email channels (null: email deliveries fail), retry base. */
   notifications?: { smtp: SmtpSettings | null; retryBaseMs?: number; sweepEveryMs?: number };
 }
 

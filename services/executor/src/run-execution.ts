@@ -9,7 +9,7 @@
  * Skips (no run recorded): the endpoint is gone or archived, its job is not active, it is paused,
  * the due job is stale (a later change superseded it: its scheduleVersion no longer matches), or its
  * slot already has its run (recorded: scheduledAt at or before the endpoint's lastScheduledAt). When a
- * skip is not caused by staleness, executor.ts asks the scheduler to recompute so the endpoint's next
+ * skip is not caused by staleness, queue-workers.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
 import { MAX_DISPATCH_WAIT_MS, type RunAttemptRecord } from '@kairos/core';
@@ -141,7 +141,7 @@ function phaseClock(): PhaseClock {
  * the event loop's cached monotonic time; the benchmark saw calls arrive 0.5–0.7 ms early), so the
  * wait ends only once Date.now(), which rounds down, has reached it: a run never starts early.
  * Null when the run is due already, as every run is once the executor is behind: no promise and
- * no turn of the event loop then (docs/benchmarks.md, session 21).
+ * no turn of the event loop then.
  */
 export function untilDue(scheduledAt: Date): Promise<void> | null {
   const until = Math.min(scheduledAt.getTime(), Date.now() + MAX_DISPATCH_WAIT_MS);
@@ -191,7 +191,7 @@ export async function callEndpoint(
 ): Promise<HttpOutcome> {
   // Cached by ciphertext: a rotated key signs the very next request (signing-keys.ts). A key that
   // cannot be decrypted fails the run: a request never leaves unsigned by accident.
-  // The previous key signs too while the account's rotation grace window runs (opt-in, issue #16).
+  // The previous key signs too while the account's rotation grace window runs (opt-in).
   let signingKey: string | null;
   let previousSigningKey: string | null = null;
   try {
