@@ -14,6 +14,12 @@ export interface SupervisedService {
   name: string;
   command: string;
   args: string[];
+  env?: NodeJS.ProcessEnv;
+  stdio?: 'inherit' | 'ignore' | 'pipe' | Array<'ignore' | 'inherit' | 'pipe' | number>;
+  uid?: number;
+  gid?: number;
+  /** Sent on stop instead of SIGTERM (PostgreSQL: SIGINT, its fast shutdown). */
+  stopSignal?: NodeJS.Signals;
 }
 export function superviseServices(options: {
   services: SupervisedService[];

@@ -40,7 +40,8 @@ export function createRestartPolicy(options = {}) {
 const describeExit = (code, signal) => (signal ? `signal ${signal}` : `code ${code}`);
 
 /**
- * Starts `services` ([{ name, command, args }]) and keeps them running. Returns
+ * Starts `services` ([{ name, command, args }], each optionally with its own env, stdio, uid/gid and
+ * stopSignal: the embedded stores of scripts/stores.mjs) and keeps them running. Returns
  * `{ exited, stop(code), pidOf(name) }`: `exited` resolves with the exit code the whole should use
  * once every child is gone (0 after stop(0), 1 after a give-up).
  */
@@ -55,6 +56,7 @@ export function superviseServices({
 }) {
   const children = new Map();
   const restartTimers = new Map();
+  const stopSignals = new Map(services.map((service) => [service.name, service.stopSignal]));
   let stopping = false;
   let exitCode = 0;
   let resolveExited;
@@ -65,7 +67,12 @@ export function superviseServices({
   };
 
   function start(service, restartPolicy) {
-    const child = spawn(service.command, service.args, { env, stdio, cwd });
+    const child = spawn(service.command, service.args, {
+      env: service.env ?? env,
+      stdio: service.stdio ?? stdio,
+      cwd,
+      ...(service.uid === undefined ? {} : { uid: service.uid, gid: service.gid }),
+    });
     children.set(service.name, child);
     child.on('error', (error) => log(`kairos: ${service.name} could not start: ${error.message}`));
     child.on('exit', (code, signal) => {
@@ -107,7 +114,7 @@ export function superviseServices({
     exitCode = code;
     for (const timer of restartTimers.values()) clearTimeout(timer);
     restartTimers.clear();
-    for (const child of children.values()) child.kill('SIGTERM');
+    for (const [name, child] of children) child.kill(stopSignals.get(name) ?? 'SIGTERM');
     const deadline = setTimeout(() => {
       for (const [name, child] of children) {
         log(`kairos: ${name} did not stop within ${stopTimeoutMs / 1000} s; killing it`);

@@ -30,9 +30,9 @@ const keep = process.argv.includes('--keep');
 const noBuild = process.argv.includes('--no-build');
 const nodeVersion = readFileSync(join(root, '.nvmrc'), 'utf8').trim();
 const nodeMajor = nodeVersion.split('.')[0];
-// The npm release Node.js 24.21.0 bundles (its CHANGELOG: "upgrade npm to 11.19.0"); the Dockerfile
+// The npm release Node.js 26.12.1 bundles (its CHANGELOG, 26.11.0: "upgrade npm to 11.20.0"); the Dockerfile
 // uses npm to install pnpm and the migrate image's Prisma CLI, as on the official image.
-const NPM_VERSION = '11.19.0';
+const NPM_VERSION = '11.20.0';
 const LOCAL_BASE = `localhost/kairos-node:${nodeVersion}-slim`;
 const LOCAL_DEBIAN = 'localhost/kairos-debian:bookworm-minbase';
 const TARGETS = ['api', 'scheduler', 'executor', 'planner', 'migrate'];

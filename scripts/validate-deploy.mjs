@@ -482,6 +482,40 @@ export function checkComposeConfig(resolved, composeText, envExampleText) {
       }
     }
   }
+  // Profile `stores`: PostgreSQL and Redis alone, published on 127.0.0.1 only, Redis tuned as above.
+  for (const [name, port] of [
+    ['stores-postgres', 5432],
+    ['stores-redis', 6379],
+  ]) {
+    const service = services[name];
+    if (!service) {
+      problems.push(`compose: service ${name} (profile stores) missing`);
+      continue;
+    }
+    if (!(service.profiles ?? []).includes('stores')) problems.push(`compose: ${name} must be in profile stores`);
+    if (!service.healthcheck?.test) problems.push(`compose: ${name} has no healthcheck`);
+    const published = (service.ports ?? []).map((entry) =>
+      typeof entry === 'string'
+        ? {
+            hostIp: entry.split(':').length === 3 ? entry.split(':')[0] : '',
+            published: Number(entry.split(':').at(-2)),
+          }
+        : { hostIp: entry.host_ip ?? '', published: Number(entry.published) },
+    );
+    if (!published.some((entry) => entry.published === port))
+      problems.push(`compose: ${name} must publish ${port} (where pnpm start looks)`);
+    if (published.some((entry) => entry.hostIp !== '127.0.0.1'))
+      problems.push(`compose: ${name} must publish on 127.0.0.1 only`);
+    if (service.depends_on && Object.keys(service.depends_on).length > 0)
+      problems.push(`compose: ${name} must start alone (no depends_on)`);
+  }
+  for (const [name, service] of Object.entries(services)) {
+    if (!['stores-postgres', 'stores-redis'].includes(name) && (service.profiles ?? []).includes('stores'))
+      problems.push(`compose: profile stores runs the stores only, not ${name}`);
+  }
+  const storesRedisCommand = [services['stores-redis']?.command ?? []].flat().join(' ');
+  if (services['stores-redis'] && storesRedisCommand !== redisCommand)
+    problems.push('compose: stores-redis must run with the same command as redis');
   const executorGraceS = Number.parseInt(String(services.executor?.stop_grace_period ?? '10s'), 10);
   const drainMs = Number(services.executor?.environment?.EXECUTOR_SHUTDOWN_TIMEOUT_MS ?? 35000);
   if (!(executorGraceS * 1000 > drainMs))

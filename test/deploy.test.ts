@@ -85,6 +85,8 @@ describe('docker-compose.yml', () => {
     expect(checkComposeConfig(resolved, composeText, envExample)).toEqual([]);
     expect(resolved.services.redis.command).toEqual(expect.arrayContaining(['--hz', '100', 'noeviction']));
     expect(resolved.services.executor.depends_on.migrate.condition).toBe('service_completed_successfully');
+    expect(resolved.services['stores-postgres'].profiles).toEqual(['stores']);
+    expect(resolved.services['stores-redis'].profiles).toEqual(['stores']);
   });
 
   it.each([
@@ -118,6 +120,21 @@ describe('docker-compose.yml', () => {
       'a migration that restarts',
       (c: Manifest) => (c.services.migrate.restart = 'on-failure'),
       'migrate must not restart',
+    ],
+    [
+      'a stores profile published beyond this machine',
+      (c: Manifest) => (c.services['stores-postgres'].ports = ['5432:5432']),
+      'stores-postgres must publish on 127.0.0.1 only',
+    ],
+    [
+      'a stores profile that starts the api too',
+      (c: Manifest) => (c.services.api.profiles = ['stores']),
+      'profile stores runs the stores only, not api',
+    ],
+    [
+      'a stores-profile Redis that may evict',
+      (c: Manifest) => (c.services['stores-redis'].command = ['redis-server', '--hz', '100', '--appendonly', 'yes']),
+      'stores-redis must run with the same command as redis',
     ],
     [
       'a short executor stop grace',

@@ -8,6 +8,7 @@
  */
 import { AppError, nextCronTime, tierLimits, type EndpointConfig, type QuotaKey, type TierLimits } from '@kairos/core';
 import { countActiveEndpoints, countActiveJobs, getAccount, type Database } from '@kairos/db';
+import { LRUCache } from 'lru-cache';
 
 const LIMITS_CACHE_MS = 10_000;
 
@@ -22,8 +23,14 @@ export const UNLIMITED: TierLimits = {
   aiTokensPerMonth: 1_000_000_000,
 };
 
+/** Accounts whose limits a process keeps (≈ 0.3 KB each), least recently used first out. */
+const LIMITS_CACHE_MAX = 10_000;
+
 export class AccountLimits {
-  private readonly cache = new Map<string, { limits: TierLimits; expiresAtMs: number }>();
+  private readonly cache = new LRUCache<string, { limits: TierLimits; expiresAtMs: number }>({
+    max: LIMITS_CACHE_MAX,
+    ttl: LIMITS_CACHE_MS,
+  });
 
   /** `fixed` gives every account the same limits (tests); otherwise tier + quotaOverrides. */
   constructor(

@@ -24,6 +24,7 @@
 import { AppError } from '@kairos/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { RedisConnection } from '@kairos/queue';
+import { LRUCache } from 'lru-cache';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface RateLimit {
@@ -79,7 +80,11 @@ export interface RateLimitDecision {
 }
 
 export class RateLimiter {
-  private readonly limiters = new Map<string, RateLimiterRedis>();
+  /**
+   * One limiter per distinct requests-per-minute / burst pair: the tiers' and the operators'
+   * per-account overrides. Rebuilt on demand, so only the 1,000 most recently used are kept.
+   */
+  private readonly limiters = new LRUCache<string, RateLimiterRedis>({ max: 1000 });
 
   constructor(private readonly options: RateLimiterOptions) {}
 

@@ -12,6 +12,7 @@
  * Both choices keep the mapping monotone (a later wall-clock time never maps to an earlier instant),
  * which the cron search relies on.
  */
+import { LRUCache } from 'lru-cache';
 
 const HOUR_MS = 3_600_000;
 
@@ -22,8 +23,12 @@ const HOUR_MS = 3_600_000;
  */
 const OFFSET_SAMPLES_MS = [-15 * HOUR_MS, 0, 15 * HOUR_MS];
 
-/** Intl formatters are costly to build; one per time zone is cached (a memo, not state). */
-const formatters = new Map<string, Intl.DateTimeFormat>();
+/**
+ * Intl formatters are costly to build; one per time zone name is cached (a memo, not state). Intl
+ * accepts a zone's name in any letter case ('europe/berlin', 'EUROPE/BERLIN', …), so the names a
+ * process sees are not bounded by the zone list: the least recently used go beyond 1,000.
+ */
+const formatters = new LRUCache<string, Intl.DateTimeFormat>({ max: 1000 });
 
 function formatterFor(timezone: string): Intl.DateTimeFormat {
   let formatter = formatters.get(timezone);

@@ -9,6 +9,7 @@ import { AppError, hashSecret } from '@kairos/core';
 import { type Account, type Database } from '@kairos/db';
 import { findAccessTokenBySecret, findApiKeyBySecret, touchAccessToken, touchApiKey } from '@kairos/db/system';
 import type { NextFunction, Request, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import type { AuthContext } from './context.js';
 
 export interface Authenticator {
@@ -41,6 +42,11 @@ export function rejectRefusedCredentials(req: Request, _res: Response, next: Nex
 }
 
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/**
+ * Credentials kept per process and authenticator: the least recently used go first beyond it. An
+ * entry is ≈ 0.5 KB (a 64-character hash and its context), so ≤ ≈ 5 MB (docs/operations/memory.md).
+ */
+export const CREDENTIAL_CACHE_MAX = 10_000;
 
 interface SecretLookup {
   context: AuthContext;
@@ -53,17 +59,32 @@ interface SecretLookup {
 /**
  * A bearer secret looked up by SHA-256, cached briefly per process (a hot credential costs no
  * query), with lastUsedAt written at most once a minute. Revocation through this process evicts
- * at once; elsewhere a revoked credential stops working within the cache TTL.
+ * at once; elsewhere a revoked credential stops working within the cache TTL. Both caches are LRUs
+ * bounded in size (CREDENTIAL_CACHE_MAX) and time: a secret that is not found is never kept, and
+ * however many distinct credentials a process sees, it keeps at most that many.
  */
 abstract class CachedSecretAuthenticator implements Authenticator {
-  private readonly cache = new Map<string, { context: AuthContext; expiresAtMs: number }>();
-  private readonly lastTouchMs = new Map<string, number>();
+  /** By secret hash; expiresAtMs (on `now`) decides, the LRU's own TTL only frees memory. */
+  private readonly cache: LRUCache<string, { context: AuthContext; expiresAtMs: number }>;
+  /** By credential id: when this process last wrote its lastUsedAt. */
+  private readonly lastTouchMs = new LRUCache<string, number>({
+    max: CREDENTIAL_CACHE_MAX,
+    ttl: LAST_USED_WRITE_INTERVAL_MS,
+  });
 
   constructor(
     protected readonly db: Database,
     private readonly cacheTtlMs: number,
     protected readonly now: () => Date = () => new Date(),
-  ) {}
+    maxEntries = CREDENTIAL_CACHE_MAX,
+  ) {
+    this.cache = new LRUCache({ max: maxEntries, ttl: Math.max(cacheTtlMs, 1) });
+  }
+
+  /** Credentials cached now (for tests and docs/operations/memory.md). */
+  get cachedCount(): number {
+    return this.cache.size;
+  }
 
   /** The raw secret; undefined when absent, '' when present but empty. */
   protected abstract readSecret(req: Request): string | undefined;
@@ -101,12 +122,14 @@ abstract class CachedSecretAuthenticator implements Authenticator {
 
   /** Drops every cached entry of one credential (called when it is revoked). */
   protected evictCredential(id: string): void {
-    for (const [hash, entry] of this.cache) if (entry.context.actor.id === id) this.cache.delete(hash);
+    const hashes = [...this.cache.entries()].filter(([, entry]) => entry.context.actor.id === id);
+    for (const [hash] of hashes) this.cache.delete(hash);
   }
 
   /** Drops every cached credential of an account (called when an operator disables it). */
   evictAccount(accountId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.context.accountId === accountId) this.cache.delete(hash);
+    const hashes = [...this.cache.entries()].filter(([, entry]) => entry.context.accountId === accountId);
+    for (const [hash] of hashes) this.cache.delete(hash);
   }
 }
 
