@@ -85,7 +85,11 @@ describe('computeUpcomingRuns', () => {
     const runs = computeUpcomingRuns(input, 3, at('2025-01-15T12:00:30Z'));
     const step = 60_000 * backoffMultiplier(2);
     expect(step).toBeGreaterThan(60_000);
-    expect(runs.map((run) => run.at.getTime() - at('2025-01-15T12:00:00Z').getTime())).toEqual([step, 2 * step, 3 * step]);
+    expect(runs.map((run) => run.at.getTime() - at('2025-01-15T12:00:00Z').getTime())).toEqual([
+      step,
+      2 * step,
+      3 * step,
+    ]);
   });
 
   it('with jitter and a known first run id, the first time is the jittered one, later ones the planned times', () => {
