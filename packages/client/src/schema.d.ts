@@ -236,6 +236,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/endpoints/{endpointId}/upcoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The next planned runs
+         * @description The next planned times from the scheduling rules as they stand now: a pause, one-shot and interval hints (until they expire), backoff for the current failure count, the min/max clamps, and cron in the endpoint's time zone. Each run after the first is computed as if the one before had run on time and the failure count stayed as it is. With jitter, the first time is the planned run itself and each later one starts up to jitterMs after the time given. An archived endpoint, or one whose job is paused, has none.
+         */
+        get: operations["getUpcomingRuns"];
+        put?: never;
+        /**
+         * The next planned runs with draft scheduling fields
+         * @description The next planned times from the scheduling rules as they stand now: a pause, one-shot and interval hints (until they expire), backoff for the current failure count, the min/max clamps, and cron in the endpoint's time zone. Each run after the first is computed as if the one before had run on time and the failure count stayed as it is. With jitter, the first time is the planned run itself and each later one starts up to jitterMs after the time given. An archived endpoint, or one whose job is paused, has none. The draft fields (baselineIntervalMs, baselineCron, timezone, minIntervalMs, maxIntervalMs, jitterMs; absent: the endpoint's own) are validated as a PATCH would take them (400 names the field) and answered as if saved; nothing is changed.
+         */
+        post: operations["previewUpcomingRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/endpoints/{endpointId}/pause": {
         parameters: {
             query?: never;
@@ -1329,6 +1353,30 @@ export interface components {
             /** @description How many of the latest scheduled runs to replay (default 500, at most 5000) */
             limit?: number;
         };
+        /** @description Draft scheduling fields, as a PATCH would take them (absent: the endpoint's own) */
+        UpcomingDraftInput: {
+            /**
+             * @description Milliseconds between runs (exactly one of this or baselineCron)
+             * @example 60000
+             */
+            baselineIntervalMs?: number | null;
+            /**
+             * @description Cron expression, five fields (exactly one of this or baselineIntervalMs)
+             * @example *\/5 * * * *
+             */
+            baselineCron?: string | null;
+            /** @description IANA time zone for baselineCron (default UTC) */
+            timezone?: string;
+            /** @description Safety floor on the interval between runs */
+            minIntervalMs?: number | null;
+            /** @description Ceiling on the interval between runs */
+            maxIntervalMs?: number | null;
+            /**
+             * @description Each planned run moves later by an offset in [0, jitterMs] fixed by its run id (scheduledAt is the moved time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). At most 3600000 and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs
+             * @example 0
+             */
+            jitterMs?: number;
+        };
         PauseEndpointInput: {
             /** @description Pause until this time (must be in the future); null resumes immediately and clears the reason */
             pausedUntil: string | null;
@@ -1811,6 +1859,22 @@ export interface components {
             }[];
             /** @description Runs after which a rule would have asked for an analysis */
             analysesRequested: number;
+        };
+        UpcomingRuns: {
+            runs: {
+                /**
+                 * Format: date-time
+                 * @description Planned time (ISO 8601 UTC)
+                 */
+                at: string;
+                /**
+                 * @description What plans the run, in the words of the endpoint’s nextRunSource
+                 * @enum {string}
+                 */
+                source: "baseline-cron" | "baseline-interval" | "ai-interval" | "ai-oneshot" | "rule-interval" | "rule";
+            }[];
+            /** @description With jitter, each run after the first starts up to jitterMs after its planned time */
+            jitterMs: number;
         };
         PauseResult: {
             /** @constant */
@@ -3517,6 +3581,150 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BacktestResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUpcomingRuns: {
+        parameters: {
+            query?: {
+                count?: number;
+            };
+            header?: never;
+            path: {
+                /** @description opaque id */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The next planned runs, soonest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpcomingRuns"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewUpcomingRuns: {
+        parameters: {
+            query?: {
+                count?: number;
+            };
+            header?: never;
+            path: {
+                /** @description opaque id */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpcomingDraftInput"];
+            };
+        };
+        responses: {
+            /** @description The runs the draft would plan, soonest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpcomingRuns"];
                 };
             };
             /** @description VALIDATION_ERROR: invalid request data */

@@ -16,6 +16,7 @@ import { requestContext } from './http/request-context.js';
 import { securityHeaders } from './http/security-headers.js';
 import { RouteRegistry } from './http/route.js';
 import { registerBacktestRoutes } from './routes/backtest.js';
+import { registerUpcomingRoutes } from './routes/upcoming.js';
 import { CONFIG_PATH, configBodyParsers, registerConfigRoutes } from './routes/config.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerEndpointRoutes } from './routes/endpoints.js';
@@ -117,6 +118,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerJobRoutes(routes, deps);
   registerEndpointRoutes(routes, deps);
   registerBacktestRoutes(routes, deps);
+  registerUpcomingRoutes(routes, deps);
   registerSchedulingRoutes(routes, deps);
   registerRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);

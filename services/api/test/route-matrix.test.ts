@@ -27,6 +27,7 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   applyIntervalHint: () => ({ intervalMs: 120_000, ttlMinutes: 30, reason: 'sample' }),
   scheduleOneShot: () => ({ nextRunAt: future(), ttlMinutes: 30, reason: 'sample' }),
   backtestEndpoint: () => ({ rules: [{ name: 'sample', when: {}, then: { analyse: true } }] }),
+  previewUpcomingRuns: () => ({ baselineIntervalMs: 120_000 }),
   createApiKey: () => ({ name: 'sample' }),
   approveDevice: () => ({ user_code: 'BBBB-BBBB' }),
   denyDevice: () => ({ user_code: 'BBBB-BBBB' }),

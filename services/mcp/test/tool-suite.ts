@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
-/** The exact tool names, sorted (docs/guide/mcp.md lists all 36). */
+/** The exact tool names, sorted (docs/guide/mcp.md lists all 37). */
 export const EXPECTED_TOOL_NAMES = [
   'addEndpoint',
   'applyIntervalHint',
@@ -43,6 +43,7 @@ export const EXPECTED_TOOL_NAMES = [
   'setSigningKeyGraceMinutes',
   'testEndpoint',
   'testNotificationChannel',
+  'upcomingRuns',
   'updateEndpoint',
   'updateJob',
 ];
@@ -252,6 +253,17 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   // Default TTL: the delay plus 30 minutes.
   expect(Date.parse(oneShot.expiresAt)).toBeGreaterThanOrEqual(before + 40 * MINUTE_MS);
   expect(Date.parse(oneShot.expiresAt)).toBeLessThanOrEqual(Date.now() + 40 * MINUTE_MS);
+  // The upcoming runs as the hints stand: the one-shot first, then the interval hint from it.
+  const upcoming = await call('upcomingRuns', { id: endpoint.id, count: 3 });
+  expect(upcoming.runs).toHaveLength(3);
+  expect(upcoming.runs[0]).toEqual({ at: oneShot.nextRunAt, source: 'ai-oneshot' });
+  expect(upcoming.runs[1]).toEqual({
+    at: new Date(Date.parse(oneShot.nextRunAt) + 30_000).toISOString(),
+    source: 'ai-interval',
+  });
+  const draft = await call('upcomingRuns', { id: endpoint.id, count: 2, minIntervalMs: 60_000 });
+  expect(draft.runs[1].at).toBe(new Date(Date.parse(oneShot.nextRunAt) + 60_000).toISOString());
+  expect(await callFailing('upcomingRuns', { id: endpoint.id, count: 101 })).toMatch(/at most 100/);
   const cleared = await call('clearHints', { id: endpoint.id });
   expect(cleared).toMatchObject({ success: true, endpoint: { hints: { interval: null, oneShot: null } } });
   expect(await call('resetFailures', { id: endpoint.id })).toMatchObject({

@@ -16,3 +16,5 @@ export type {
 } from './next-run.js';
 export { nextCronSlot, nextIntervalSlot } from './slots.js';
 export { DISPATCH_LEAD_MS, MAX_DISPATCH_WAIT_MS } from './dispatch-lead.js';
+export { UPCOMING_DEFAULT_COUNT, UPCOMING_MAX_COUNT, computeUpcomingRuns } from './upcoming.js';
+export type { UpcomingRun } from './upcoming.js';

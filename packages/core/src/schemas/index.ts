@@ -9,3 +9,4 @@ export * from './notifications.js';
 export * from './auto-pause.js';
 export * from './response-rules.js';
 export * from './backtest.js';
+export * from './upcoming.js';

@@ -7,6 +7,9 @@ import {
   pagingQuery,
   pauseEndpointInput,
   pauseResult,
+  upcomingDraftInput,
+  upcomingQuery,
+  upcomingRunsResult,
   updateEndpointInput,
   type EndpointRecord,
 } from '@kairos/core';
@@ -145,6 +148,30 @@ export const endpointTools = [
       `(${result.replayed.successCount} successes against ${result.recorded.successCount} recorded); ` +
       `${result.runs.filter((run) => run.rulesMatched.length > 0).length} match a rule; ` +
       `${result.replayed.callsPerDay ?? '–'} calls a day against ${result.recorded.callsPerDay ?? '–'} recorded.`,
+  }),
+  defineTool({
+    name: 'upcomingRuns',
+    title: 'Preview the next runs',
+    description:
+      'The next planned run times (count, default 10, at most 100), soonest first, each with its source ' +
+      '(baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval, rule), from the scheduling rules as ' +
+      'they stand: pause, hints until they expire, backoff for the current failures, min/max bounds, cron in the ' +
+      "endpoint's time zone. Give any of baselineIntervalMs, baselineCron, timezone, minIntervalMs, maxIntervalMs, " +
+      'jitterMs to preview a change before updateEndpoint; nothing is changed. With jitter, each run after the first ' +
+      'starts up to jitterMs after its time.',
+    input: z.strictObject({ id: endpointId, count: upcomingQuery.shape.count.optional(), ...upcomingDraftInput.shape }),
+    output: asOutput(upcomingRunsResult),
+    annotations: READ_ONLY,
+    run: (api, { id, count, ...draft }) => {
+      const params = { path: { endpointId: id }, query: count === undefined ? {} : { count } };
+      return Object.values(draft).some((value) => value !== undefined)
+        ? unwrap(api.POST('/api/endpoints/{endpointId}/upcoming', { params, body: draft }))
+        : unwrap(api.GET('/api/endpoints/{endpointId}/upcoming', { params }));
+    },
+    summarize: (result) =>
+      result.runs.length === 0
+        ? 'No upcoming runs (archived, or its job is paused).'
+        : `Next ${result.runs.length} runs: ${result.runs.map((run) => `${run.at} (${run.source})`).join(', ')}.`,
   }),
   defineTool({
     name: 'archiveEndpoint',

@@ -15,6 +15,7 @@ export type RunStatusFilter = 'success' | 'failed' | null;
 export { endpointKey };
 export const endpointRunsKey = (endpointId: string) => [...endpointKey(endpointId), 'runs'] as const;
 export const endpointHealthKey = (endpointId: string) => [...endpointKey(endpointId), 'health'] as const;
+export const endpointUpcomingKey = (endpointId: string) => [...endpointKey(endpointId), 'upcoming'] as const;
 
 export const RUNS_PAGE_SIZE = 20;
 /** The timeline plots this many of the latest runs. */
@@ -24,6 +25,17 @@ export const HEALTH_HOURS = 24;
 
 export function fetchEndpoint(endpointId: string) {
   return unwrap(api.GET('/api/endpoints/{endpointId}', { params: { path: { endpointId } } }));
+}
+
+/** The endpoint page lists this many next runs. */
+export const UPCOMING_RUNS = 5;
+
+export function fetchUpcomingRuns(endpointId: string) {
+  return unwrap(
+    api.GET('/api/endpoints/{endpointId}/upcoming', {
+      params: { path: { endpointId }, query: { count: UPCOMING_RUNS } },
+    }),
+  );
 }
 
 export function fetchEndpointHealth(endpointId: string) {

@@ -1,6 +1,6 @@
 /**
  * One endpoint (`/endpoints/:endpointId`): its schedule explained in words with the controls that
- * change it, health, a timeline of recent runs, the runs table and the planner's analysis sessions.
+ * change it, its next runs, health, a timeline of recent runs, the runs table and the planner's analysis sessions.
  * Everything refetches every few seconds (main.tsx), so new runs and schedule changes appear by themselves.
  */
 import { useQuery } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { EndpointRequestPanel } from '../components/endpoint-request';
 import { EndpointRulesPanel } from '../components/endpoint-rules-panel';
 import { EndpointRuns } from '../components/endpoint-runs';
 import { EndpointSchedulePanel } from '../components/endpoint-schedule-panel';
+import { EndpointUpcomingRuns } from '../components/endpoint-upcoming';
 import { fetchJob, jobKey } from '../components/job-queries';
 import { RunTimeline } from '../components/run-timeline';
 import { PageHeading, usePageTitle } from '../components/page-title';
@@ -35,6 +36,7 @@ function EndpointView({ endpoint }: { endpoint: Endpoint }) {
       <EndpointHeader endpoint={endpoint} />
       <EndpointActions endpoint={endpoint} />
       <EndpointSchedulePanel endpoint={endpoint} />
+      <EndpointUpcomingRuns endpointId={endpoint.id} />
       <EndpointRulesPanel endpoint={endpoint} />
       <EndpointHealthPanel endpointId={endpoint.id} />
       <RunTimeline endpointId={endpoint.id} />
