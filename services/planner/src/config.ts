@@ -1,5 +1,6 @@
 import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
+import type { ModelSettings } from './model.js';
 
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
@@ -7,8 +8,12 @@ const schema = z.object({
   ...baseConfigShape,
   /** Without a key the planner starts, drains its queue and calls nothing (degraded mode). */
   ANTHROPIC_API_KEY: z.preprocess(emptyAsUnset, z.string().optional()),
-  /** The Messages API base URL (default: Anthropic's); tests point it at a fake model server. */
+  /**
+   * The Messages API base URL (default: Anthropic's): any server speaking the Messages API, such as
+   * a local model server or a compatible gateway (docs/guide/ai-rules.md); tests point it at a fake.
+   */
   ANTHROPIC_BASE_URL: z.preprocess(emptyAsUnset, z.url({ error: 'must be a URL' }).optional()),
+  /** The model name sent with every call (a compatible server's own names work). */
   PLANNER_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
   /** Model calls per analysis at most (each answers tool results); past it the analysis fails. */
   PLANNER_MAX_STEPS: z.coerce.number().int().min(1).max(50).default(8),
@@ -30,6 +35,17 @@ const schema = z.object({
 
 export type PlannerConfig = z.infer<typeof schema>;
 export const loadPlannerConfig = (env: NodeJS.ProcessEnv = process.env): PlannerConfig => loadConfig(schema, env);
+
+/** The model the configuration names; null without ANTHROPIC_API_KEY (degraded mode). */
+export function modelSettingsOf(config: PlannerConfig): ModelSettings | null {
+  if (!config.ANTHROPIC_API_KEY) return null;
+  return {
+    apiKey: config.ANTHROPIC_API_KEY,
+    baseURL: config.ANTHROPIC_BASE_URL,
+    model: config.PLANNER_MODEL,
+    maxRetries: config.PLANNER_MODEL_MAX_RETRIES,
+  };
+}
 
 /** The OTEL_* settings main.ts needs before the service loads (packages/runtime/src/tracing.ts). */
 export const loadTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig =>
