@@ -127,6 +127,7 @@ function toGateInput(gate: AnalysisGateRow, event: RunCompletedPayload, budgetRe
     previousRunStatus: gate.previousRunStatus,
     failureCount: gate.failureCount,
     ruleRequested: event.analyse === true,
+    plannerRulesInForce: gate.plannerRulesInForce,
   };
 }
 
