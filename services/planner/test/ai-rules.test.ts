@@ -258,3 +258,28 @@ describe('propose_rules', () => {
     expect((await bed.api.get(`/api/endpoints/${endpoint.id}`)).body.aiRules).toBeNull();
   });
 });
+
+describe('waking the planner', () => {
+  it('while its rules are in force, a status change does not wake it; with AI rules off again, it does', async () => {
+    await setAiRules(true);
+    const endpoint = await createTestEndpoint(bed.api, bed.account.accountId);
+    bed.fake.play([proposeRules({ rules: backlogRules }), submitAnalysis('written', 'high', 1440)]);
+    await runAndAnalyse(bed.harness, bed.planner, endpoint);
+    expect((await endpointRow(bed.harness, endpoint.id)).aiRules).not.toBeNull();
+
+    bed.fake.play([submitAnalysis('looked')]);
+    expect(await runAndAnalyse(bed.harness, bed.planner, endpoint, { status: 'failed' })).toEqual({
+      kind: 'deferred',
+      reason: 'not-due',
+    });
+    await setAiRules(false);
+    expect(await runAndAnalyse(bed.harness, bed.planner, endpoint, { status: 'success' })).toMatchObject({
+      kind: 'analysed',
+      status: 'completed',
+    });
+    expect((await sessionsOf(bed.harness, endpoint.id)).map((session) => session.trigger)).toEqual([
+      'first-analysis',
+      'status-changed',
+    ]);
+  });
+});
