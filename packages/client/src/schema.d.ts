@@ -814,7 +814,7 @@ export interface paths {
         head?: never;
         /**
          * Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds)
-         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none.
+         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. aiRules true: the planner is offered propose_rules and may write response rules of its own (kept apart from the endpoint rules, evaluated after them, lapsing within 7 days; default false). signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none.
          */
         patch: operations["updateAccountSettings"];
         trace?: never;
@@ -1439,6 +1439,8 @@ export interface components {
             aiSchedulingEnabled?: boolean;
             /** @description Record planner proposals without applying them */
             aiShadowMode?: boolean;
+            /** @description Let the planner write response rules of its own */
+            aiRules?: boolean;
             /** @description After a signing key rotation, the previous key keeps signing beside the new one for this many minutes (X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max 10080 (7 days) */
             signingKeyGraceMinutes?: number;
             /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */
@@ -1714,6 +1716,7 @@ export interface components {
             successWhen: components["schemas"]["SuccessWhen"] | null;
             /** @description Response rules, in order; null: none */
             rules: components["schemas"]["ResponseRule"][] | null;
+            aiRules: components["schemas"]["AiRules"];
             /** @description The response rule whose interval is in force (hints.interval with origin rule); null: none. The first run that does not match ends it, and a later AI or user interval hint replaces it */
             ruleState: {
                 /** @description The rule whose interval is in force */
@@ -1773,6 +1776,29 @@ export interface components {
             origin: "user" | "planner" | "rule";
             setAt: string | null;
         };
+        /** @description Response rules proposed by the planner (the account's aiRules setting), kept apart from the endpoint rules and never changing them; null: none (none written, or lapsed) */
+        AiRules: {
+            /** @constant */
+            proposedBy: "planner";
+            /** @description Evaluated after the endpoint rules; names start with "planner: " */
+            rules: {
+                name: string;
+                when: components["schemas"]["RuleCondition"];
+                then: components["schemas"]["RuleAction"];
+            }[] | null;
+            /** @description Used only while the endpoint has no successWhen of its own */
+            successWhen: components["schemas"]["SuccessWhen"] | null;
+            /** @description The planner's reason */
+            reason: string | null;
+            setAt: string | null;
+            /**
+             * Format: date-time
+             * @description They lapse then unless an analysis renews or replaces them (at most 7 days)
+             */
+            expiresAt: string;
+            /** @description The analysis session that wrote them */
+            sessionId: string | null;
+        } | null;
         EndpointActionResult: {
             /** @constant */
             success: true;
@@ -2315,6 +2341,8 @@ export interface components {
             aiSchedulingEnabled: boolean;
             /** @description The planner records its proposals in analysis sessions without applying them */
             aiShadowMode: boolean;
+            /** @description The planner may write response rules of its own (propose_rules): kept apart from the endpoint rules, evaluated after them, clamped by the governor, lapsing within 7 days. Default false */
+            aiRules: boolean;
             /** @description After a signing key rotation, the previous key keeps signing beside the new one for this many minutes (X-Service-Signature: "sha256=<new> sha256=<old>"). 0 (default): the old key is invalid at once. Max 10080 (7 days) */
             signingKeyGraceMinutes: number;
             /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */

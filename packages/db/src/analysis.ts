@@ -37,6 +37,10 @@ export interface AnalysisGateRow {
   /** An operator disabled the account (accounts.disabledAt): nothing is analysed. */
   accountDisabled: boolean;
   aiShadowMode: boolean;
+  /** The account lets the planner write response rules (propose_rules). */
+  aiRules: boolean;
+  /** The planner's own rules are in force on this endpoint (AI rules on, written, not lapsed). */
+  plannerRulesInForce: boolean;
   tier: Tier;
   quotaOverrides: unknown;
   aiTokensUsed: number;
@@ -60,7 +64,10 @@ export async function loadAnalysisGate(
   const { rows } = await db.pool.query<AnalysisGateRow>(
     `SELECT e.id AS "endpointId", e."accountId", e."jobId", j.status AS "jobStatus", e."archivedAt",
             e."lastAnalysisAt", e."nextAnalysisAt", e."failureCount",
-            a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled", a."aiShadowMode", a.tier, a."quotaOverrides", a."aiTokensUsed", a."aiPeriodStartedAt",
+            a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled", a."aiShadowMode", a."aiRules",
+            (a."aiRules" AND NOT a."aiShadowMode" AND e."aiRulesExpiresAt" > now()
+              AND (e."aiRules" IS NOT NULL OR e."aiSuccessWhen" IS NOT NULL)) AS "plannerRulesInForce",
+            a.tier, a."quotaOverrides", a."aiTokensUsed", a."aiPeriodStartedAt",
             r.status AS "runStatus",
             (SELECT p.status FROM runs p
               WHERE p."endpointId" = e.id AND p.source <> 'test' AND p."startedAt" < r."startedAt"
@@ -389,6 +396,7 @@ export async function updateAccountAiSettings(
   settings: {
     aiSchedulingEnabled?: boolean | undefined;
     aiShadowMode?: boolean | undefined;
+    aiRules?: boolean | undefined;
     signingKeyGraceMinutes?: number | undefined;
     notifyFailureThreshold?: number | undefined;
     autoPauseAfterFailures?: number | null | undefined;
@@ -403,6 +411,7 @@ export async function updateAccountAiSettings(
       : { autoPauseAfterFailures: settings.autoPauseAfterFailures }),
     ...(settings.aiSchedulingEnabled === undefined ? {} : { aiSchedulingEnabled: settings.aiSchedulingEnabled }),
     ...(settings.aiShadowMode === undefined ? {} : { aiShadowMode: settings.aiShadowMode }),
+    ...(settings.aiRules === undefined ? {} : { aiRules: settings.aiRules }),
     ...(settings.signingKeyGraceMinutes === undefined
       ? {}
       : { signingKeyGraceMinutes: settings.signingKeyGraceMinutes }),

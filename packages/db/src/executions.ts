@@ -54,8 +54,8 @@ export interface ExecutionTarget {
   /** An operator disabled the account (accounts.disabledAt): its runs are skipped at admission. */
   accountDisabled: boolean;
   /**
-   * The endpoint's response rules as JSON text, { successWhen, rules, minIntervalMs, maxIntervalMs };
-   * null when it has neither field (then nothing is parsed: services/executor/src/response-rules.ts
+   * The endpoint's response rules as JSON text, { successWhen, rules, minIntervalMs, maxIntervalMs },
+   * the planner's rules in force after the user's (AI_RULES_IN_FORCE); null when it has none (then nothing is parsed: services/executor/src/response-rules.ts
    * compiles the text once and keeps it by the text).
    */
   responseRules: string | null;
@@ -71,6 +71,15 @@ const TARGET_TIMES = [
   'previousSigningKeyExpiresAt',
 ] as const;
 
+/**
+ * The planner's own rules (accounts.aiRules) are in force until they lapse, while the account keeps
+ * AI rules and AI scheduling on and shadow mode off. They run after the user's rules in the same
+ * list (the first matching interval and pause win, so the user's always do), and the planner's
+ * successWhen only where the endpoint has none: read with the target, no extra round trip.
+ */
+const AI_RULES_IN_FORCE = `(e."aiRulesExpiresAt" > now() AND a."aiRules" AND a."aiSchedulingEnabled" AND NOT a."aiShadowMode"
+  AND (e."aiRules" IS NOT NULL OR e."aiSuccessWhen" IS NOT NULL))`;
+
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", ${epochMs('e."archivedAt"', 'archivedAt')}, e."scheduleVersion",
          e."nextRunId", ${epochMs('e."nextRunAt"', 'nextRunAt')}, e."nextRunSource", ${epochMs('e."pausedUntil"', 'pausedUntil')},
@@ -79,9 +88,12 @@ const SELECT_TARGETS = `
          k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
          ${epochMs('k."previousExpiresAt"', 'previousSigningKeyExpiresAt')},
          a.tier, a."quotaOverrides", a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled",
-         CASE WHEN e."successWhen" IS NOT NULL OR e.rules IS NOT NULL
-              THEN jsonb_build_object('successWhen', e."successWhen", 'rules', e.rules,
-                                      'minIntervalMs', e."minIntervalMs", 'maxIntervalMs', e."maxIntervalMs")::text
+         CASE WHEN e."successWhen" IS NOT NULL OR e.rules IS NOT NULL OR ${AI_RULES_IN_FORCE}
+              THEN jsonb_build_object(
+                     'successWhen', COALESCE(e."successWhen", CASE WHEN ${AI_RULES_IN_FORCE} THEN e."aiSuccessWhen" END),
+                     'rules', CASE WHEN ${AI_RULES_IN_FORCE} AND e."aiRules" IS NOT NULL
+                                   THEN COALESCE(e.rules, '[]'::jsonb) || e."aiRules" ELSE e.rules END,
+                     'minIntervalMs', e."minIntervalMs", 'maxIntervalMs', e."maxIntervalMs")::text
          END AS "responseRules"
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"

@@ -8,18 +8,29 @@
  * notifies the scheduler, whose recompute queues that run and clears the mark (a lost notification is
  * found by the reconcile sweep).
  */
-import { AppError, notFound } from '@kairos/core';
+import { AppError, notFound, type ResponseRule, type SuccessWhen } from '@kairos/core';
 import type { Database } from './client.js';
 import { CLEARED_INTERVAL_HINT, getEndpoint, type EndpointWithJob } from './endpoints.js';
 import { planChangedSchedule } from './schedule-state.js';
-import type { ChangeOrigin, Endpoint, Prisma } from './generated/prisma/client.js';
+import { Prisma, type ChangeOrigin, type Endpoint } from './generated/prisma/client.js';
 
 export type ScheduleChange =
   | { kind: 'pause'; pausedUntil: Date | null; reason: string | null; origin: ChangeOrigin }
   | { kind: 'interval-hint'; intervalMs: number; expiresAt: Date; reason: string; origin: ChangeOrigin }
   | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: ChangeOrigin }
   | { kind: 'clear-hints' }
-  | { kind: 'reset-failures' };
+  | { kind: 'reset-failures' }
+  /** The planner's own response rules (core governRulesProposal), stored apart from the user's. */
+  | {
+      kind: 'ai-rules';
+      rules: ResponseRule[] | null;
+      successWhen?: SuccessWhen | null;
+      reason: string;
+      expiresAt: Date;
+      sessionId?: string;
+    };
+
+const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
 const CLEARED_ONE_SHOT_HINT = {
   hintOneShotAt: null,
@@ -61,6 +72,15 @@ export function changeData(change: ScheduleChange, now: Date): Prisma.EndpointUp
       return { ...CLEARED_INTERVAL_HINT, ...CLEARED_ONE_SHOT_HINT };
     case 'reset-failures':
       return { failureCount: 0 };
+    case 'ai-rules':
+      return {
+        aiRules: jsonOrNull(change.rules),
+        ...(change.successWhen === undefined ? {} : { aiSuccessWhen: jsonOrNull(change.successWhen) }),
+        aiRulesReason: change.rules === null && !change.successWhen ? null : change.reason,
+        aiRulesSetAt: now,
+        aiRulesExpiresAt: change.rules === null && !change.successWhen ? null : change.expiresAt,
+        aiRulesSessionId: change.sessionId ?? null,
+      };
   }
 }
 
@@ -104,6 +124,8 @@ export async function changeEndpointSchedule(
 export interface AiSwitches {
   aiSchedulingEnabled: boolean;
   aiShadowMode: boolean;
+  /** The account lets the planner write response rules. */
+  aiRules: boolean;
 }
 
 /**
@@ -125,19 +147,41 @@ export async function applyPlannerChanges<T>(
   await db.prisma.$transaction(async (tx) => {
     let endpoint = await lockEndpoint(tx, accountId, endpointId);
     const [switches] = await tx.$queryRaw<AiSwitches[]>`
-      SELECT "aiSchedulingEnabled", "aiShadowMode" FROM accounts WHERE id = ${accountId}::uuid`;
+      SELECT "aiSchedulingEnabled", "aiShadowMode", "aiRules" FROM accounts WHERE id = ${accountId}::uuid`;
     if (!switches) throw notFound('account', accountId);
     let data: Prisma.EndpointUpdateInput = {};
+    let scheduleChanged = false;
     for (const proposal of proposals) {
       const decided = judge(proposal, endpoint, switches);
       if (decided === null) continue;
       const changed = changeData(decided.change, decided.at);
       endpoint = { ...endpoint, ...changed } as Endpoint;
       data = { ...data, ...changed };
+      scheduleChanged ||= decided.change.kind !== 'ai-rules';
     }
-    if (Object.keys(data).length > 0) {
+    if (scheduleChanged) {
       await tx.endpoint.update({ where: { id: endpointId }, data: { ...data, scheduleDirtyAt: now } });
       await planChangedSchedule((sql, ...values) => tx.$queryRawUnsafe(sql, ...values), endpointId, now);
+    } else if (Object.keys(data).length > 0) {
+      // The planner's rules alone do not move the next run (the executor reads them with the target).
+      await tx.endpoint.update({ where: { id: endpointId }, data });
     }
   });
+}
+
+/**
+ * A completed analysis renews the planner's rules it did not replace: they lapse `expiresAt`
+ * instead (only rules that have not lapsed yet, and only while the account keeps AI rules on and
+ * shadow mode off).
+ */
+export async function renewAiRules(db: Database, endpointId: string, now: Date, expiresAt: Date): Promise<boolean> {
+  const { rowCount } = await db.pool.query(
+    `UPDATE endpoints e SET "aiRulesExpiresAt" = $3
+       FROM accounts a
+      WHERE e.id = $1::uuid AND a.id = e."accountId" AND a."aiRules" AND NOT a."aiShadowMode"
+        AND a."aiSchedulingEnabled" AND (e."aiRules" IS NOT NULL OR e."aiSuccessWhen" IS NOT NULL)
+        AND e."aiRulesExpiresAt" > $2`,
+    [endpointId, now, expiresAt],
+  );
+  return rowCount === 1;
 }

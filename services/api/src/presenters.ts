@@ -86,6 +86,18 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     },
     successWhen: (endpoint.successWhen as EndpointRecord['successWhen']) ?? null,
     rules: (endpoint.rules as EndpointRecord['rules']) ?? null,
+    aiRules:
+      endpoint.aiRulesExpiresAt !== null && endpoint.aiRulesExpiresAt.getTime() > nowMs
+        ? {
+            proposedBy: 'planner',
+            rules: (endpoint.aiRules as NonNullable<EndpointRecord['aiRules']>['rules']) ?? null,
+            successWhen: (endpoint.aiSuccessWhen as EndpointRecord['successWhen']) ?? null,
+            reason: endpoint.aiRulesReason,
+            setAt: iso(endpoint.aiRulesSetAt),
+            expiresAt: endpoint.aiRulesExpiresAt.toISOString(),
+            sessionId: endpoint.aiRulesSessionId,
+          }
+        : null,
     ruleState: intervalActive && endpoint.hintIntervalOrigin === 'rule' ? ruleStateOf(endpoint) : null,
     archivedAt: iso(endpoint.archivedAt),
     createdAt: endpoint.createdAt.toISOString(),

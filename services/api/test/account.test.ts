@@ -72,6 +72,7 @@ describe('PATCH /api/account/settings', () => {
     expect(off.body.settings).toEqual({
       aiSchedulingEnabled: false,
       aiShadowMode: false,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       ...THRESHOLDS,
     });
@@ -80,6 +81,7 @@ describe('PATCH /api/account/settings', () => {
     expect(shadow.body.settings).toEqual({
       aiSchedulingEnabled: false,
       aiShadowMode: true,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       ...THRESHOLDS,
     });
@@ -87,17 +89,26 @@ describe('PATCH /api/account/settings', () => {
     expect(both.body.settings).toEqual({
       aiSchedulingEnabled: true,
       aiShadowMode: false,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       ...THRESHOLDS,
     });
     expect((await api.get('/api/account')).body.settings).toEqual({
       aiSchedulingEnabled: true,
       aiShadowMode: false,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       ...THRESHOLDS,
     });
     const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
-    expect(stored).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false });
+    expect(stored).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false, aiRules: false });
+    // AI rules: off by default, on and off on their own.
+    const rules = await api.patch('/api/account/settings', { aiRules: true });
+    expect(rules.status).toBe(200);
+    expect(rules.body.settings).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false, aiRules: true });
+    expect((await api.get('/api/account')).body.settings.aiRules).toBe(true);
+    expect((await api.patch('/api/account/settings', { aiRules: 'yes' })).status).toBe(400);
+    expect((await api.patch('/api/account/settings', { aiRules: false })).body.settings.aiRules).toBe(false);
     const audit = await harness.db.prisma.auditEvent.findMany({
       where: { accountId: account.accountId, action: 'account.settings_updated' },
       orderBy: { createdAt: 'asc' },
@@ -106,6 +117,8 @@ describe('PATCH /api/account/settings', () => {
       { aiSchedulingEnabled: false },
       { aiShadowMode: true },
       { aiSchedulingEnabled: true, aiShadowMode: false },
+      { aiRules: true },
+      { aiRules: false },
     ]);
     expect(audit[0]).toMatchObject({ actorType: 'api_key', actorId: account.apiKeyId });
   });
@@ -120,7 +133,14 @@ describe('PATCH /api/account/settings', () => {
     expect(response.status).toBe(400);
     expect(response.body.error.code).toBe('VALIDATION_ERROR');
     const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
-    expect(stored).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false });
+    expect(stored).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false, aiRules: false });
+    // AI rules: off by default, on and off on their own.
+    const rules = await api.patch('/api/account/settings', { aiRules: true });
+    expect(rules.status).toBe(200);
+    expect(rules.body.settings).toMatchObject({ aiSchedulingEnabled: true, aiShadowMode: false, aiRules: true });
+    expect((await api.get('/api/account')).body.settings.aiRules).toBe(true);
+    expect((await api.patch('/api/account/settings', { aiRules: 'yes' })).status).toBe(400);
+    expect((await api.patch('/api/account/settings', { aiRules: false })).body.settings.aiRules).toBe(false);
   });
 
   it("changes only the caller's account", async () => {

@@ -11,10 +11,11 @@
  */
 import {
   describeRun,
+  isPlannerStagedTool,
   isPlannerToolName,
-  isPlannerWriteTool,
   parsePlannerToolInput,
   PLANNER_LIMITS,
+  PLANNER_RULES_TOOL,
   SUBMIT_ANALYSIS_TOOL,
   cutToolName,
   type AnalysisReport,
@@ -36,6 +37,8 @@ export interface ToolCall {
 export interface AnalysisToolsOptions extends StagedWritesOptions {
   db: Database;
   jobId: string;
+  /** The account's AI rules setting: propose_rules exists only then (else it is an unknown tool). */
+  aiRules?: boolean;
 }
 
 const asParams = (input: unknown): Record<string, unknown> =>
@@ -73,7 +76,7 @@ export class AnalysisTools {
         );
         continue;
       }
-      if (isPlannerWriteTool(name)) {
+      if (isPlannerStagedTool(name)) {
         writesInAnswer += 1;
         if (writesInAnswer > writesPerAnswerMax) {
           results.push(
@@ -95,10 +98,12 @@ export class AnalysisTools {
   }
 
   private async call(name: string, input: unknown): Promise<ToolResult> {
-    if (!isPlannerToolName(name)) return { content: `unknown tool ${cutToolName(name)}`, isError: true };
+    if (!isPlannerToolName(name) || (name === PLANNER_RULES_TOOL && !this.options.aiRules)) {
+      return { content: `unknown tool ${cutToolName(name)}`, isError: true };
+    }
     const parsed = parsePlannerToolInput(name, input);
     if (!parsed.ok) {
-      if (isPlannerWriteTool(name)) this.writes.refuse(name, asParams(input), `refused: ${parsed.message}`);
+      if (isPlannerStagedTool(name)) this.writes.refuse(name, asParams(input), `refused: ${parsed.message}`);
       return { content: parsed.message, isError: true };
     }
     switch (name) {

@@ -1,5 +1,6 @@
 import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
 import { z } from 'zod';
+import type { ModelSettings } from './model.js';
 
 const emptyAsUnset = (value: unknown) => (value === '' ? undefined : value);
 
@@ -11,7 +12,10 @@ const schema = z.object({
     .describe(
       'Key of the model API; without it the planner stays idle (degraded mode: schedules run on their baselines).',
     ),
-  /** The Messages API base URL (default: Anthropic's); tests point it at a fake model server. */
+  /**
+   * Any server speaking the Messages API, such as a local model server or a compatible gateway
+   * (docs/guide/ai-rules.md); tests point it at a fake.
+   */
   ANTHROPIC_BASE_URL: z
     .preprocess(emptyAsUnset, z.url({ error: 'must be a URL' }).optional())
     .describe("The Messages API base URL; unset: Anthropic's."),
@@ -95,6 +99,17 @@ export const plannerConfigSchema = schema;
 
 export type PlannerConfig = z.infer<typeof schema>;
 export const loadPlannerConfig = (env: NodeJS.ProcessEnv = process.env): PlannerConfig => loadConfig(schema, env);
+
+/** The model the configuration names; null without ANTHROPIC_API_KEY (degraded mode). */
+export function modelSettingsOf(config: PlannerConfig): ModelSettings | null {
+  if (!config.ANTHROPIC_API_KEY) return null;
+  return {
+    apiKey: config.ANTHROPIC_API_KEY,
+    baseURL: config.ANTHROPIC_BASE_URL,
+    model: config.PLANNER_MODEL,
+    maxRetries: config.PLANNER_MODEL_MAX_RETRIES,
+  };
+}
 
 /** The OTEL_* settings main.ts needs before the service loads (packages/runtime/src/tracing.ts). */
 export const loadTracingConfig = (env: NodeJS.ProcessEnv = process.env): TracingConfig =>

@@ -24,12 +24,15 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import {
+  AI_RULE_LIMITS,
+  PLANNER_RULES_TOOL,
   aiBudgetPeriod,
   analysisRetryDelayMs,
   decideAnalysis,
   describeAiBudget,
   newId,
   PLANNER_LIMITS,
+  PLANNER_RULES_PROMPT,
   PLANNER_SYSTEM_PROMPT,
   plannerToolDefinitions,
   renderAnalysisContext,
@@ -42,6 +45,7 @@ import {
   loadAnalysisGate,
   loadPlannerContext,
   recordAnalysisSession,
+  renewAiRules,
   reserveAiTokens,
   type AnalysisGateRow,
   type Database,
@@ -123,6 +127,7 @@ function toGateInput(gate: AnalysisGateRow, event: RunCompletedPayload, budgetRe
     previousRunStatus: gate.previousRunStatus,
     failureCount: gate.failureCount,
     ruleRequested: event.analyse === true,
+    plannerRulesInForce: gate.plannerRulesInForce,
   };
 }
 
@@ -325,6 +330,7 @@ export class Planner {
       jobId: gate.jobId,
       sessionId: session.id,
       shadow: gate.aiShadowMode,
+      aiRules: gate.aiRules,
       accountMinIntervalMs: tierLimits(gate.tier, gate.quotaOverrides).minIntervalMs,
       now: this.now,
     });
@@ -332,6 +338,16 @@ export class Planner {
     if (failure === null) {
       try {
         await tools.writes.apply();
+        // An analysis that did not replace the planner's rules renews them (they lapse 7 days after it).
+        if (gate.aiRules && !tools.toolsCalled.includes(PLANNER_RULES_TOOL)) {
+          const at = this.now();
+          await renewAiRules(
+            this.options.db,
+            gate.endpointId,
+            at,
+            new Date(at.getTime() + AI_RULE_LIMITS.ttlMinutes * MS_PER_MINUTE),
+          );
+        }
       } catch (error) {
         failure = describeModelError(error, this.options.timeoutMs, false);
       }
@@ -405,9 +421,14 @@ export class Planner {
             deadline,
           }),
         model: session.model!,
-        system: PLANNER_SYSTEM_PROMPT,
-        context: renderAnalysisContext({ ...data, now: session.startedAt, latestRun }),
-        tools: plannerToolDefinitions(),
+        system: gate.aiRules ? `${PLANNER_SYSTEM_PROMPT} ${PLANNER_RULES_PROMPT}` : PLANNER_SYSTEM_PROMPT,
+        context: renderAnalysisContext({
+          ...data,
+          now: session.startedAt,
+          latestRun,
+          ...(gate.aiRules ? { responseRules: data.endpoint } : {}),
+        }),
+        tools: plannerToolDefinitions({ rules: gate.aiRules }),
         maxSteps: this.options.maxSteps,
         maxTokensPerResponse: this.options.maxTokensPerResponse ?? 1024,
         budget,

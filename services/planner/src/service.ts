@@ -1,7 +1,7 @@
 import { createDatabase } from '@kairos/db';
 import { createProbeConnection, createRedisConnection, queueShardsOf, redisTargetOf } from '@kairos/queue';
 import { createLogger, loadConfigOrExit, runWorkerService } from '@kairos/runtime';
-import { loadPlannerConfig } from './config.js';
+import { loadPlannerConfig, modelSettingsOf } from './config.js';
 import { Planner } from './planner.js';
 
 const config = loadConfigOrExit(() => loadPlannerConfig());
@@ -16,14 +16,7 @@ const planner = new Planner({
   prefix: config.KAIROS_QUEUE_PREFIX,
   shards: queueShardsOf(config),
   logger,
-  model: config.ANTHROPIC_API_KEY
-    ? {
-        apiKey: config.ANTHROPIC_API_KEY,
-        baseURL: config.ANTHROPIC_BASE_URL,
-        model: config.PLANNER_MODEL,
-        maxRetries: config.PLANNER_MODEL_MAX_RETRIES,
-      }
-    : null,
+  model: modelSettingsOf(config),
   concurrency: config.PLANNER_CONCURRENCY,
   minAnalysisIntervalMs: config.PLANNER_MIN_ANALYSIS_INTERVAL_MS,
   timeoutMs: config.PLANNER_TIMEOUT_MS,

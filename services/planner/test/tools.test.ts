@@ -405,6 +405,7 @@ describe('shadow mode', () => {
     expect((await shadowApi.patch('/api/account/settings', { aiShadowMode: true })).body.settings).toEqual({
       aiSchedulingEnabled: true,
       aiShadowMode: true,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       notifyFailureThreshold: 3,
       autoPauseAfterFailures: null,

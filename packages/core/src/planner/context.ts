@@ -98,6 +98,18 @@ export interface AnalysisContextInput {
   };
   latestRun: RunView | null;
   summary: RunSummary;
+  /**
+   * With the account's AI rules on: the endpoint's response rules, the user's and the planner's
+   * (a section of their own; without it the context is as it was before AI rules).
+   */
+  responseRules?: {
+    successWhen: unknown;
+    rules: unknown;
+    aiSuccessWhen: unknown;
+    aiRules: unknown;
+    aiRulesReason: string | null;
+    aiRulesExpiresAt: Date | null;
+  };
 }
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -161,8 +173,36 @@ export function renderAnalysisContext(input: AnalysisContextInput): string {
       lastRunAt: iso(summary.lastRunAt),
     })}`,
   ];
+  const rules = input.responseRules;
+  if (rules) {
+    const yours =
+      rules.aiRulesExpiresAt !== null && rules.aiRulesExpiresAt > now
+        ? {
+            successWhen: rules.aiSuccessWhen,
+            rules: rules.aiRules,
+            reason: rules.aiRulesReason,
+            expiresAt: iso(rules.aiRulesExpiresAt),
+          }
+        : null;
+    sections.push(
+      `Response rules (the user's run first and are not yours to change; yours run after them):\n${JSON.stringify({
+        user: { successWhen: rules.successWhen, rules: rules.rules },
+        yours,
+      })}`,
+    );
+  }
   return sections.join('\n\n');
 }
+
+/** Added to the system prompt when the account turns AI rules on (propose_rules is offered). */
+export const PLANNER_RULES_PROMPT = [
+  'You may also write response rules of your own with propose_rules: read the descriptions once and write them',
+  'down as rules (conditions on the response, an interval or a pause while they hold) that run on every call at no',
+  'token cost, so the endpoint follows its description without you. Mark with then.analyse true what you cannot',
+  'foresee (a field that disappears, an unexpected status): you are called on the run where it happens. Your rules',
+  'are replayed over the recorded runs before they apply; the answer says what they would have done. Once your rules',
+  'cover the description, prefer them to interval hints, and look again late (nextAnalysisInMinutes up to 1440).',
+].join(' ');
 
 /** The system prompt: the planner's role, its rules and how to finish. */
 export const PLANNER_SYSTEM_PROMPT = [

@@ -3,8 +3,11 @@ import {
   governIntervalProposal,
   governNextTimeProposal,
   governPause,
+  governRulesProposal,
   type GovernorTarget,
+  type RulesTarget,
 } from './governor.js';
+import { parsePlannerToolInput } from './tools.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const at = (offsetMs: number) => new Date(NOW.getTime() + offsetMs);
@@ -247,5 +250,91 @@ describe('governClearHints', () => {
       kind: 'refuse',
       summary: `the one-shot hint was set by a user and stays until ${iso(2 * MINUTE)}; the planner does not clear it`,
     });
+  });
+});
+
+describe('governRulesProposal', () => {
+  const target = (overrides: Partial<RulesTarget> = {}): RulesTarget => ({
+    baselineCron: null,
+    minIntervalMs: 10_000,
+    maxIntervalMs: 600_000,
+    successWhen: null,
+    rules: null,
+    ...overrides,
+  });
+  const input = (rules: unknown[], extra: Record<string, unknown> = {}) => {
+    const parsed = parsePlannerToolInput('propose_rules', { rules, reason: 'from the description', ...extra });
+    if (!parsed.ok) throw new Error(parsed.message);
+    return parsed.value;
+  };
+  const when = { all: [{ path: '$.backlog', op: 'gt', value: 100 }] };
+
+  it('raises intervals to the account minimum, lowers them to maxIntervalMs and cuts pauses to it', () => {
+    const verdict = governRulesProposal(
+      target(),
+      input([
+        { name: 'fast', when, then: { intervalMs: 1000 } },
+        { name: 'slow', when, then: { intervalMs: 3_600_000 } },
+        { name: 'rest', when, then: { pauseMs: 86_400_000 } },
+      ]),
+      NOW,
+      30_000,
+    );
+    expect(verdict.kind).toBe('apply');
+    if (verdict.kind !== 'apply' || verdict.change.kind !== 'ai-rules') throw new Error('not applied');
+    expect(verdict.change.rules!.map((rule) => [rule.name, rule.then])).toEqual([
+      ['planner: fast', { intervalMs: 30_000 }],
+      ['planner: slow', { intervalMs: 600_000 }],
+      ['planner: rest', { pauseMs: 600_000 }],
+    ]);
+    expect(verdict.change.expiresAt).toEqual(at(7 * 24 * 60 * MINUTE));
+    expect(verdict.summary).toContain("fast: intervalMs 1000 ms clamped to the account's minimum interval 30000 ms");
+    expect(verdict.summary).toContain('slow: intervalMs 3600000 ms clamped to maxIntervalMs 600000 ms');
+    expect(verdict.summary).toContain('rest: pauseMs 86400000 ms cut to 600000 ms');
+  });
+
+  it('without maxIntervalMs cuts a pause to 7 days', () => {
+    const verdict = governRulesProposal(
+      target({ maxIntervalMs: null }),
+      input([{ name: 'rest', when, then: { pauseMs: 20 * 86_400_000 } }]),
+      NOW,
+    );
+    if (verdict.kind !== 'apply' || verdict.change.kind !== 'ai-rules') throw new Error('not applied');
+    expect(verdict.change.rules![0]!.then).toEqual({ pauseMs: 7 * 86_400_000 });
+  });
+
+  it('refuses duplicate names, runEndpoint, more than 10 rules and interval rules on cron', () => {
+    const refused = (rules: unknown[], over: Partial<RulesTarget> = {}) =>
+      governRulesProposal(target(over), input(rules), NOW);
+    expect(
+      refused([
+        { name: 'a', when, then: { analyse: true } },
+        { name: 'a', when, then: { analyse: true } },
+      ]),
+    ).toEqual({
+      kind: 'refuse',
+      summary: 'rules[1].name: rule names must differ',
+    });
+    expect(refused([{ name: 'x', when, then: { runEndpoint: '00000000-0000-4000-8000-000000000000' } }]).kind).toBe(
+      'refuse',
+    );
+    expect(refused(Array.from({ length: 11 }, (_, i) => ({ name: `r${i}`, when, then: { analyse: true } }))).kind).toBe(
+      'refuse',
+    );
+    expect(refused([{ name: 'x', when, then: { intervalMs: 60_000 } }], { baselineCron: '* * * * *' }).kind).toBe(
+      'refuse',
+    );
+  });
+
+  it('tells the model when the user successWhen wins over its own, and removes everything with []', () => {
+    const userSuccess = { all: [{ path: '$.ok', op: 'eq', value: true }] };
+    const verdict = governRulesProposal(
+      target({ successWhen: userSuccess }),
+      input([], { successWhen: { all: [{ path: '$.ok', op: 'ne', value: false }] } }),
+      NOW,
+    );
+    expect(verdict.summary).toContain("the endpoint's own successWhen applies, not yours");
+    const cleared = governRulesProposal(target(), input([]), NOW);
+    expect(cleared).toMatchObject({ kind: 'apply', change: { kind: 'ai-rules', rules: null, successWhen: null } });
   });
 });

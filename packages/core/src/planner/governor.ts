@@ -16,7 +16,9 @@
  */
 import { isHintActive } from '../schedule/hints.js';
 import { checkIntervalHint, checkOneShotHint, checkPause, type HintTarget } from '../schemas/scheduling.js';
-import { PLANNER_LIMITS, type PlannerToolInput } from './tools.js';
+import { checkResponseRules, conditionsOf, type ResponseRule, type SuccessWhen } from '../schemas/response-rules.js';
+import { REGEX_LIMITS } from '../rules/regex.js';
+import { AI_RULE_LIMITS, PLANNER_LIMITS, type PlannerToolInput } from './tools.js';
 
 /** rule: a response rule (packages/core/src/rules) set it; the planner treats its hints as its own (the latest decision wins) and never lifts its pause. */
 type Origin = 'user' | 'planner' | 'rule';
@@ -39,7 +41,19 @@ export type PlannerChange =
   | { kind: 'pause'; pausedUntil: Date | null; reason: string | null; origin: 'planner' }
   | { kind: 'interval-hint'; intervalMs: number; expiresAt: Date; reason: string; origin: 'planner' }
   | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: 'planner' }
-  | { kind: 'clear-hints' };
+  | { kind: 'clear-hints' }
+  /**
+   * The planner's own response rules, replacing its earlier ones (never the user's). successWhen
+   * undefined keeps the planner's current one; null removes it. sessionId: the analysis that set them.
+   */
+  | {
+      kind: 'ai-rules';
+      rules: ResponseRule[] | null;
+      successWhen?: SuccessWhen | null;
+      reason: string;
+      expiresAt: Date;
+      sessionId?: string;
+    };
 
 export type GovernorVerdict =
   | { kind: 'apply'; change: PlannerChange; summary: string }
@@ -226,5 +240,110 @@ export function governClearHints(target: GovernorTarget, now: Date): GovernorVer
     kind: 'apply',
     change: { kind: 'clear-hints' },
     summary: `cleared the ${active.map(([name]) => name).join(' and ')} hint; the baseline schedule applies`,
+  };
+}
+
+/** What governRulesProposal reads: the endpoint's baseline, bounds and the user's own rules. */
+export interface RulesTarget {
+  baselineCron: string | null;
+  minIntervalMs: number | null;
+  maxIntervalMs: number | null;
+  /** The user's successWhen and rules (stored JSON; never changed by the planner). */
+  successWhen: unknown;
+  rules: unknown;
+}
+
+const formatMs = (ms: number) => `${ms} ms`;
+
+/**
+ * The planner's response rules (propose_rules), clamped as hints are: at most 10 rules; conditions
+ * validated as the user's are (the tool's schema) plus the checks that need the endpoint (interval
+ * rules only on an interval baseline, at most four `matches` conditions counting the user's); no
+ * runEndpoint (the planner changes only the endpoint it analyses); each intervalMs raised to
+ * minIntervalMs and the account's minimum and lowered to maxIntervalMs; each pauseMs cut to
+ * maxIntervalMs (the user's promise that the endpoint runs that often) and to 7 days. The rules are
+ * stored apart from the user's, their names prefixed "planner: ", and lapse after 7 days unless an
+ * analysis renews or replaces them. `rules: []` (without successWhen) removes them.
+ */
+export function governRulesProposal(
+  target: RulesTarget,
+  input: PlannerToolInput<'propose_rules'>,
+  now: Date,
+  accountMinIntervalMs = 0,
+): GovernorVerdict {
+  const refuse = (why: string): GovernorVerdict => ({ kind: 'refuse', summary: why });
+  if (input.rules.length > AI_RULE_LIMITS.rulesMax) {
+    return refuse(`at most ${AI_RULE_LIMITS.rulesMax} rules from the planner (${input.rules.length} proposed)`);
+  }
+  const names = new Set<string>();
+  for (const [index, rule] of input.rules.entries()) {
+    if (rule.then.runEndpoint !== undefined) {
+      return refuse(
+        `rules[${index}].then.runEndpoint: the planner changes only the endpoint it analyses; runEndpoint is for the user's rules`,
+      );
+    }
+    if (names.has(rule.name)) return refuse(`rules[${index}].name: rule names must differ`);
+    names.add(rule.name);
+  }
+  const successWhen = input.successWhen === undefined ? undefined : input.successWhen;
+  const issues = checkResponseRules(
+    { baselineCron: target.baselineCron, successWhen: successWhen ?? null, rules: input.rules },
+    null,
+  );
+  if (issues.length > 0) return refuse(issues.map((issue) => `${issue.field}: ${issue.message}`).join('; '));
+  const userRules = Array.isArray(target.rules) ? (target.rules as ResponseRule[]) : null;
+  const userSuccessWhen = (target.successWhen as SuccessWhen | null) ?? null;
+  const matches = [
+    ...conditionsOf(userSuccessWhen, userRules),
+    ...conditionsOf(userSuccessWhen === null ? (successWhen ?? null) : null, input.rules),
+  ].filter(({ condition }) => condition.op === 'matches').length;
+  if (matches > REGEX_LIMITS.matchesPerEndpoint) {
+    return refuse(
+      `an endpoint has at most ${REGEX_LIMITS.matchesPerEndpoint} matches conditions, the user's and the planner's together (${matches} proposed)`,
+    );
+  }
+
+  const notes: string[] = [];
+  const floor = Math.max(target.minIntervalMs ?? 0, accountMinIntervalMs);
+  const pauseCap = Math.min(target.maxIntervalMs ?? Infinity, PLANNER_LIMITS.pauseMaxMinutes * MS_PER_MINUTE);
+  const rules: ResponseRule[] = input.rules.map((rule) => {
+    const then = { ...rule.then };
+    if (then.intervalMs !== undefined) {
+      let clamped = Math.max(then.intervalMs, floor);
+      if (target.maxIntervalMs !== null) clamped = Math.min(clamped, target.maxIntervalMs);
+      if (clamped !== then.intervalMs) {
+        const bound =
+          clamped === target.maxIntervalMs
+            ? 'maxIntervalMs'
+            : clamped === accountMinIntervalMs && accountMinIntervalMs > (target.minIntervalMs ?? 0)
+              ? "the account's minimum interval"
+              : 'minIntervalMs';
+        notes.push(`${rule.name}: intervalMs ${formatMs(then.intervalMs)} clamped to ${bound} ${formatMs(clamped)}`);
+        then.intervalMs = clamped;
+      }
+    }
+    if (then.pauseMs !== undefined && then.pauseMs > pauseCap) {
+      notes.push(`${rule.name}: pauseMs ${formatMs(then.pauseMs)} cut to ${formatMs(pauseCap)}`);
+      then.pauseMs = pauseCap;
+    }
+    return { ...rule, name: `${AI_RULE_LIMITS.namePrefix}${rule.name}`, then };
+  });
+  const expiresAt = new Date(now.getTime() + AI_RULE_LIMITS.ttlMinutes * MS_PER_MINUTE);
+  const clearing = rules.length === 0 && !successWhen;
+  const what = clearing
+    ? "removed the planner's rules"
+    : `${rules.length} rule${rules.length === 1 ? '' : 's'}${successWhen ? ' and a successWhen' : ''} until ${iso(expiresAt)}, evaluated after the user's rules`;
+  return {
+    kind: 'apply',
+    change: {
+      kind: 'ai-rules',
+      rules: rules.length > 0 ? rules : null,
+      ...(successWhen === undefined && !clearing ? {} : { successWhen: successWhen ?? null }),
+      reason: input.reason,
+      expiresAt,
+    },
+    summary: `${what}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}${
+      userSuccessWhen !== null && successWhen ? "; the endpoint's own successWhen applies, not yours" : ''
+    }`,
   };
 }

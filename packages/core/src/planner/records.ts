@@ -114,6 +114,11 @@ export const aiSettingsRecord = z
     aiShadowMode: z
       .boolean()
       .meta({ description: 'The planner records its proposals in analysis sessions without applying them' }),
+    aiRules: z.boolean().meta({
+      description:
+        'The planner may write response rules of its own (propose_rules): kept apart from the endpoint rules, ' +
+        'evaluated after them, clamped by the governor, lapsing within 7 days. Default false',
+    }),
     signingKeyGraceMinutes,
     notifyFailureThreshold,
     autoPauseAfterFailures,
@@ -163,13 +168,14 @@ export const accountSettingsInput = z
   .strictObject({
     aiSchedulingEnabled: z.boolean().optional().meta({ description: 'Enable AI Scheduling' }),
     aiShadowMode: z.boolean().optional().meta({ description: 'Record planner proposals without applying them' }),
+    aiRules: z.boolean().optional().meta({ description: 'Let the planner write response rules of its own' }),
     signingKeyGraceMinutes: signingKeyGraceMinutes.optional(),
     notifyFailureThreshold: notifyFailureThreshold.optional(),
     autoPauseAfterFailures: autoPauseAfterFailures.optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
     message:
-      'send aiSchedulingEnabled, aiShadowMode, signingKeyGraceMinutes, notifyFailureThreshold and/or autoPauseAfterFailures',
+      'send aiSchedulingEnabled, aiShadowMode, aiRules, signingKeyGraceMinutes, notifyFailureThreshold and/or autoPauseAfterFailures',
   })
   .meta({ id: 'AccountSettingsInput' });
 export type AccountSettingsInput = z.infer<typeof accountSettingsInput>;

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { LIMITS } from '../schemas/limits.js';
+import { responseRule, successWhenInput } from '../schemas/response-rules.js';
 import { SCHEDULING_LIMITS } from '../schemas/scheduling.js';
 import { toStorableJson } from '../storable.js';
 
@@ -51,10 +52,28 @@ export const PLANNER_READ_TOOLS = [
   'get_sibling_latest_responses',
 ] as const;
 export const SUBMIT_ANALYSIS_TOOL = 'submit_analysis';
+/**
+ * The tool beside the seven, offered only when the account turns AI rules on (accounts.aiRules):
+ * the model writes response rules of its own, which the governor clamps (governRulesProposal).
+ */
+export const PLANNER_RULES_TOOL = 'propose_rules';
 
 export type PlannerWriteTool = (typeof PLANNER_WRITE_TOOLS)[number];
 export type PlannerReadTool = (typeof PLANNER_READ_TOOLS)[number];
-export type PlannerToolName = PlannerWriteTool | PlannerReadTool | typeof SUBMIT_ANALYSIS_TOOL;
+export type PlannerToolName =
+  PlannerWriteTool | PlannerReadTool | typeof SUBMIT_ANALYSIS_TOOL | typeof PLANNER_RULES_TOOL;
+/** The tools whose proposals are staged and applied when the analysis completes. */
+export type PlannerStagedTool = PlannerWriteTool | typeof PLANNER_RULES_TOOL;
+
+/** Bounds on the planner's own response rules (governor.ts, governRulesProposal). */
+export const AI_RULE_LIMITS = {
+  /** AI rules per endpoint. */
+  rulesMax: 10,
+  /** AI rules lapse this long after the analysis that set or last renewed them. */
+  ttlMinutes: 7 * 24 * 60,
+  /** Prefixed to each AI rule's name, so a run's rulesMatched and ruleState tell them from the user's. */
+  namePrefix: 'planner: ',
+} as const;
 
 export const CONFIDENCE_LEVELS = ['low', 'medium', 'high'] as const;
 
@@ -113,6 +132,24 @@ export const PLANNER_TOOL_INPUTS = {
     reason,
   }),
   clear_hints: z.strictObject({ reason }),
+  propose_rules: z.strictObject({
+    rules: z
+      .array(responseRule)
+      .max(20, 'at most 20 rules')
+      .describe(
+        `The rules, in order, replacing your earlier ones (at most ${AI_RULE_LIMITS.rulesMax}; [] removes them). Each ` +
+          '{ name, when: { status?, runStatus?, all?, any? }, then: { intervalMs? | pauseMs?, analyse? } }. ' +
+          'They run after every scheduled run, after the user rules, at no token cost. then.analyse true wakes you ' +
+          'on the run that matches: use it for what you cannot foresee (a field disappears, a 429)',
+      ),
+    successWhen: successWhenInput
+      .nullable()
+      .optional()
+      .describe(
+        'When a run succeeds, from its response (used only while the endpoint has no successWhen of its own); null removes yours',
+      ),
+    reason,
+  }),
   get_latest_response: z.strictObject({}),
   get_response_history: z.strictObject({
     limit: z
@@ -156,6 +193,12 @@ const DESCRIPTIONS: Record<PlannerToolName, string> = {
   pause_until:
     'Pause the endpoint until a time, or resume (null) a pause the planner set. A pause set by a user is never changed.',
   clear_hints: 'Remove the planner hints (interval and one-shot): back to the baseline schedule. User-set hints stay.',
+  propose_rules:
+    "Write the endpoint's description down as response rules of your own, evaluated on every run for free after " +
+    'the user rules (which always win), so you need not be called to follow it. Clamped like hints (intervals inside ' +
+    `minIntervalMs/maxIntervalMs and the account minimum; at most ${AI_RULE_LIMITS.rulesMax} rules; no runEndpoint). ` +
+    'Replayed over the recorded runs first: the answer says what they would have done. They lapse after 7 days ' +
+    'unless an analysis renews or replaces them.',
   get_latest_response: 'The latest run: status, status code, duration and the first 500 characters of the body.',
   get_response_history:
     `The scheduled runs of this endpoint in the last ${PLANNER_LIMITS.historySinceHours} hours (test runs left out), ` +
@@ -174,9 +217,17 @@ export interface PlannerToolDefinition {
   input_schema: { type: 'object'; [key: string]: unknown };
 }
 
-/** The tool list sent to the model, in a fixed order (write tools, read tools, then the report). */
-export function plannerToolDefinitions(): PlannerToolDefinition[] {
-  const names: PlannerToolName[] = [...PLANNER_WRITE_TOOLS, ...PLANNER_READ_TOOLS, SUBMIT_ANALYSIS_TOOL];
+/**
+ * The tool list sent to the model, in a fixed order (write tools, read tools, then the report);
+ * `rules` (the account's AI rules setting) adds propose_rules after the write tools.
+ */
+export function plannerToolDefinitions(options: { rules?: boolean } = {}): PlannerToolDefinition[] {
+  const names: PlannerToolName[] = [
+    ...PLANNER_WRITE_TOOLS,
+    ...(options.rules ? [PLANNER_RULES_TOOL as PlannerToolName] : []),
+    ...PLANNER_READ_TOOLS,
+    SUBMIT_ANALYSIS_TOOL,
+  ];
   return names.map((name) => {
     const { $schema: _ignored, ...schema } = z.toJSONSchema(PLANNER_TOOL_INPUTS[name], { io: 'input' }) as Record<
       string,
@@ -189,6 +240,8 @@ export function plannerToolDefinitions(): PlannerToolDefinition[] {
 export const isPlannerToolName = (name: string): name is PlannerToolName => name in PLANNER_TOOL_INPUTS;
 export const isPlannerWriteTool = (name: string): name is PlannerWriteTool =>
   (PLANNER_WRITE_TOOLS as readonly string[]).includes(name);
+export const isPlannerStagedTool = (name: string): name is PlannerStagedTool =>
+  name === PLANNER_RULES_TOOL || isPlannerWriteTool(name);
 
 export type ToolInputCheck<T> = { ok: true; value: T } | { ok: false; message: string };
 

@@ -26,6 +26,26 @@ describe('decideAnalysis', () => {
     ['the first run', { previousRunStatus: null }, { analyse: true, trigger: 'first-run' }],
     ['a response rule asks, nothing else changed', { ruleRequested: true }, { analyse: true, trigger: 'rule' }],
     [
+      "with the planner's rules in force, a status change wakes nothing",
+      { plannerRulesInForce: true, runStatus: 'failed', failureCount: 1 },
+      { analyse: false, reason: 'not-due' },
+    ],
+    [
+      "with the planner's rules in force, rising failures wake nothing",
+      { plannerRulesInForce: true, runStatus: 'failed', previousRunStatus: 'failed', failureCount: 8 },
+      { analyse: false, reason: 'not-due' },
+    ],
+    [
+      "with the planner's rules in force, its own rule wakes it",
+      { plannerRulesInForce: true, ruleRequested: true, runStatus: 'failed', failureCount: 1 },
+      { analyse: true, trigger: 'rule' },
+    ],
+    [
+      "with the planner's rules in force, its time still comes",
+      { plannerRulesInForce: true, nextAnalysisAt: at(-1) },
+      { analyse: true, trigger: 'scheduled' },
+    ],
+    [
       'a response rule asks within the spacing: brought forward to its end',
       {
         ruleRequested: true,

@@ -11,6 +11,9 @@
  *     higher backoff step than the last analysis saw ('failures-rose'; past the 32x cap nothing
  *     changes, so a long outage does not trigger an analysis per run).
  * A rule's request counts as a change: it waits for the spacing and the backoff like one.
+ * While the planner's own rules are in force (the account's AI rules on, `plannerRulesInForce`),
+ * they say what wakes it: a run's status or failures no longer count as a change, only a rule's
+ * request does (the planner wrote down what it foresaw, and marks with `analyse` what it did not).
  * And never when:
  *  - an analysis of the endpoint is in progress: one was claimed (lastAnalysisAt) and its session
  *    is not recorded yet, within the lease (a crashed planner's claim lapses after it);
@@ -47,6 +50,8 @@ export interface AnalysisGateInput {
   failureCount: number;
   /** A response rule asked for an analysis with this run (its `analyse` action). */
   ruleRequested?: boolean;
+  /** The planner's own response rules are in force: only a rule's request counts as a change. */
+  plannerRulesInForce?: boolean;
 }
 
 export interface AnalysisGateOptions {
@@ -66,6 +71,7 @@ export type AnalysisDecision =
 
 function detectChange(input: AnalysisGateInput): AnalysisTrigger | null {
   if (input.ruleRequested) return 'rule';
+  if (input.plannerRulesInForce) return null;
   if (input.previousRunStatus === null) return 'first-run';
   if (input.runStatus !== input.previousRunStatus) return 'status-changed';
   const seen = input.lastSession?.endpointFailureCount ?? 0;

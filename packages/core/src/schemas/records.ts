@@ -5,7 +5,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.js';
  */
 import { z } from 'zod';
 import { retrySettings } from './endpoint.js';
-import { responseRules, successWhenInput } from './response-rules.js';
+import { responseRules, ruleAction, ruleCondition, successWhenInput } from './response-rules.js';
 import { JOB_STATUSES } from './job.js';
 import { HTTP_METHODS } from './limits.js';
 
@@ -111,6 +111,30 @@ export const endpointRecord = z
     }),
     successWhen: successWhenInput.nullable().meta({ description: 'When a run succeeds; null: HTTP 2xx and 3xx' }),
     rules: responseRules.nullable().meta({ description: 'Response rules, in order; null: none' }),
+    aiRules: z
+      .object({
+        proposedBy: z.literal('planner'),
+        rules: z
+          .array(z.object({ name: z.string(), when: ruleCondition, then: ruleAction }))
+          .nullable()
+          .meta({ description: 'Evaluated after the endpoint rules; names start with "planner: "' }),
+        successWhen: successWhenInput
+          .nullable()
+          .meta({ description: 'Used only while the endpoint has no successWhen of its own' }),
+        reason: z.string().nullable().meta({ description: "The planner's reason" }),
+        setAt: nullableTime,
+        expiresAt: isoTime.meta({
+          description: 'They lapse then unless an analysis renews or replaces them (at most 7 days)',
+        }),
+        sessionId: z.string().nullable().meta({ description: 'The analysis session that wrote them' }),
+      })
+      .nullable()
+      .meta({
+        id: 'AiRules',
+        description:
+          "Response rules proposed by the planner (the account's aiRules setting), kept apart from the endpoint " +
+          'rules and never changing them; null: none (none written, or lapsed)',
+      }),
     ruleState: z
       .object({
         rule: z.string().meta({ description: 'The rule whose interval is in force' }),

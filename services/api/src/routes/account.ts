@@ -127,6 +127,7 @@ async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.outpu
     settings: {
       aiSchedulingEnabled: account.aiSchedulingEnabled,
       aiShadowMode: account.aiShadowMode,
+      aiRules: account.aiRules,
       signingKeyGraceMinutes: account.signingKeyGraceMinutes,
       notifyFailureThreshold: account.notifyFailureThreshold,
       autoPauseAfterFailures: account.autoPauseAfterFailures,
@@ -167,7 +168,9 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
       description:
         'aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on ' +
         'their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still ' +
-        'analyses, and records its proposals in the sessions (marked shadow) without applying them. ' +
+        'analyses, and records its proposals in the sessions (marked shadow) without applying them. aiRules true: ' +
+        'the planner is offered propose_rules and may write response rules of its own (kept apart from the ' +
+        'endpoint rules, evaluated after them, lapsing within 7 days; default false). ' +
         'signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry ' +
         'the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ' +
         'ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): ' +

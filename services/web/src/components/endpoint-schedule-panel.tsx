@@ -138,6 +138,19 @@ function ScheduleFacts({ endpoint, now }: { endpoint: Endpoint; now: number }) {
           'not paused'
         )}
       </dd>
+      <dt>AI rules</dt>
+      <dd>
+        {endpoint.aiRules ? (
+          <>
+            proposed by the planner: {endpoint.aiRules.rules?.map((rule) => rule.name).join(', ') || 'no rules'}
+            {endpoint.aiRules.successWhen ? ' and a successWhen' : ''}, after your rules; lapse{' '}
+            <TimeText iso={endpoint.aiRules.expiresAt} now={now} />
+            {endpoint.aiRules.reason ? ` — ${endpoint.aiRules.reason}` : ''}
+          </>
+        ) : (
+          'none'
+        )}
+      </dd>
     </dl>
   );
 }

@@ -39,6 +39,7 @@ export function buildEndpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     hints: { interval: null, oneShot: null },
     successWhen: null,
     rules: null,
+    aiRules: null,
     ruleState: null,
     archivedAt: null,
     createdAt: now,

@@ -60,6 +60,13 @@ function AiSwitches({ account }: { account: Account }) {
         hint="The planner analyses your endpoints' runs and sets short-lived hints, which the governor clamps. Off: schedules run on their baselines and hints already set expire on their TTL."
       />
       <Switch
+        label="AI rules"
+        checked={shown.aiRules}
+        disabled={save.isPending}
+        onChange={(on) => change({ aiRules: on })}
+        hint="The planner writes response rules of its own from each endpoint's description: they run on every call at no token cost and wake the planner when something it could not foresee happens. Your rules always come first; the planner's lapse within 7 days unless an analysis renews them."
+      />
+      <Switch
         label="Shadow mode"
         checked={shown.aiShadowMode}
         disabled={save.isPending}
