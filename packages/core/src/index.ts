@@ -10,3 +10,4 @@ export * from './planner/index.js';
 export * from './storable.js';
 export * from './rules/index.js';
 export * from './config/index.js';
+export * from './roles.js';

@@ -7,6 +7,7 @@
 export * from './client.js';
 export * from './generated/prisma/client.js';
 export { getAccount } from './accounts.js';
+export { getMember, listMembers, removeMember, setMemberRole, type Member } from './memberships.js';
 export {
   countActiveEndpoints,
   countActiveJobs,

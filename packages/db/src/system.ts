@@ -15,6 +15,13 @@ export {
   type AccountChange,
   type AccountWithUsers,
 } from './account-admin.js';
+export {
+  addMembership,
+  findMemberRole,
+  listAccountsOfUser,
+  setSessionAccount,
+  type AccountOfUser,
+} from './memberships.js';
 export { findApiKeyBySecret, revokeApiKeyAsOperator, touchApiKey } from './api-keys.js';
 export {
   countPendingDeviceCodes,

@@ -48,6 +48,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'post',
       path: '/api/api-keys',
+      role: 'admin',
       operationId: 'createApiKey',
       summary: 'Create an API key',
       description: 'The key is in the response only (Cache-Control: no-store); it cannot be read again.',
@@ -104,6 +105,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'delete',
       path: '/api/api-keys/:keyId',
+      role: 'admin',
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key',
       description: 'The key stops working at once (the key used for this call may revoke itself). Idempotent.',

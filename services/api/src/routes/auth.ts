@@ -133,6 +133,7 @@ export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
     {
       method: 'post',
       path: '/api/auth/signout',
+      role: 'viewer',
       operationId: 'signOut',
       summary: 'Sign out of the browser session',
       description:

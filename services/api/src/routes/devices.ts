@@ -258,6 +258,7 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       {
         method: 'post',
         path: `/api/auth/device/${decision}`,
+        role: 'viewer',
         operationId: `${decision}Device`,
         summary: decision === 'approve' ? 'Approve a device (user_code)' : 'Deny a device (user_code)',
         description:
@@ -308,6 +309,7 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'delete',
       path: '/api/devices/:tokenId',
+      role: 'admin',
       operationId: 'revokeDevice',
       summary: 'Disconnect a device (revoke its access token)',
       description:
