@@ -1385,6 +1385,17 @@ export interface components {
         };
         CreateApiKeyInput: {
             name: string;
+            /**
+             * @description read: GET routes only (and the read-only MCP tools); write (default): as its creator
+             * @default write
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /**
+             * Format: date-time
+             * @description When the key stops working (ISO 8601, in the future); omitted: never
+             */
+            expiresAt?: string;
         };
         AccountSettingsInput: {
             /** @description Enable AI Scheduling */
@@ -2082,12 +2093,30 @@ export interface components {
                 /** @enum {string} */
                 role: "member" | "operator";
             };
+            /** @description The account the caller acts for (the session may switch: POST /api/account/switch) */
             account: {
                 id: string;
                 name: string;
                 /** @enum {string} */
                 tier: "free" | "pro" | "enterprise";
             };
+            /**
+             * @description The role the caller acts with in account (a read-scoped API key: at most viewer)
+             * @enum {string}
+             */
+            memberRole: "owner" | "admin" | "editor" | "viewer";
+            /**
+             * @description read: GET routes only (a read-scoped API key)
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description Every account of the caller's user, the one it signed up with first */
+            accounts: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "editor" | "viewer";
+            }[];
             /** @enum {string} */
             authenticatedBy: "session" | "api_key" | "access_token";
             /** @description Send as X-CSRF-Token on cookie-authenticated writes; null unless signed in by the session cookie */
@@ -2177,6 +2206,13 @@ export interface components {
             /** @description Updated at most once a minute */
             lastUsedAt: string | null;
             revokedAt: string | null;
+            /**
+             * @description read: GET routes only; write: everything its creator's role allows (the creator's role is checked on every call)
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The key stops working at this time; null: never */
+            expiresAt: string | null;
             /** @description The key: send as x-api-key. Shown only now */
             apiKey: string;
         };
@@ -2193,6 +2229,13 @@ export interface components {
             /** @description Updated at most once a minute */
             lastUsedAt: string | null;
             revokedAt: string | null;
+            /**
+             * @description read: GET routes only; write: everything its creator's role allows (the creator's role is checked on every call)
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The key stops working at this time; null: never */
+            expiresAt: string | null;
         };
         RevokeApiKeyResult: {
             /** @constant */

@@ -9,7 +9,7 @@
 export const MEMBER_ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 
-/** Scopes of an API key: read (reads only, as a viewer) or write (its creator's role). */
+/** Scopes of an API key: read (acts as a viewer) or write (its creator's role). */
 export const API_KEY_SCOPES = ['read', 'write'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 

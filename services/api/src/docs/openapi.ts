@@ -19,7 +19,7 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
-      // The least role that may call the operation (a read-scoped key: GET operations only).
+      // The least role that may call the operation (a read-scoped key acts as a viewer).
       ...(spec.public ? { security: [] } : { 'x-kairos-role': leastRole(spec) }),
       // Credential management: an API key (or the web UI's session), never a device access token.
       ...(spec.refusesAccessTokens ? { security: [{ apiKey: [] }] } : {}),

@@ -35,7 +35,7 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   refusesAccessTokens?: boolean;
   /**
    * The least role that may call the route (packages/core/src/roles.ts). Default: viewer for GET,
-   * editor for every other method. A read-scoped API key calls GET routes only, whatever its role.
+   * editor for every other method. A read-scoped API key acts as a viewer, whatever its creator's role.
    * Checked here, before anything else runs (leastRole, roleGate): no handler checks a role itself.
    */
   role?: MemberRole;
@@ -85,21 +85,19 @@ export function leastRole(spec: Pick<RouteSpec, 'method' | 'role'>): MemberRole 
 }
 
 /**
- * 403 FORBIDDEN when the caller's role is below the route's least role, or when a read-scoped key
- * calls anything but a GET route. Unauthenticated and public requests pass (the route decides).
+ * 403 FORBIDDEN when the caller's role (a read-scoped key's: viewer) is below the route's least role.
+ * Unauthenticated and public requests pass (the route decides).
  */
 export function roleRefusal(spec: Pick<RouteSpec, 'method' | 'role' | 'public'>, auth: AuthContext | undefined) {
   if (!auth || spec.public) return undefined;
-  if (auth.scope === 'read' && spec.method !== 'get') {
-    return new AppError('FORBIDDEN', 'this API key is read-only (scope read): it calls GET routes only', {
-      scope: auth.scope,
-    });
-  }
   const requiredRole = leastRole(spec);
   if (!roleAtLeast(auth.role, requiredRole)) {
-    return new AppError('FORBIDDEN', `this needs the ${requiredRole} role or more; you are ${auth.role}`, {
+    const who =
+      auth.scope === 'read' ? 'this API key is read-only (scope read): it acts as a viewer' : `you are ${auth.role}`;
+    return new AppError('FORBIDDEN', `this needs the ${requiredRole} role or more; ${who}`, {
       role: auth.role,
       requiredRole,
+      scope: auth.scope,
     });
   }
   return undefined;

@@ -116,7 +116,6 @@ export function registerAdminRoutes(routes: RouteRegistry, deps: ApiDeps): void 
     {
       method: 'patch',
       path: '/api/admin/accounts/:accountId',
-      role: 'viewer',
       operationId: 'adminUpdateAccount',
       summary: 'Change tier, quota overrides or disabled state (operators)',
       description:

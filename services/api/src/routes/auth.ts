@@ -2,8 +2,9 @@
  * Who am I, how can I sign in, sign out (JSON). The browser redirects of sign-in itself are in
  * auth/browser-routes.ts.
  */
-import { AppError } from '@kairos/core';
-import { getUserWithAccount, getWebSession, revokeWebSession } from '@kairos/db/system';
+import { API_KEY_SCOPES, AppError, MEMBER_ROLES } from '@kairos/core';
+import { getAccount } from '@kairos/db';
+import { getUserWithAccount, getWebSession, listAccountsOfUser, revokeWebSession } from '@kairos/db/system';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import { clearSessionCookies } from '../auth/sessions.js';
@@ -35,7 +36,16 @@ const sessionRecord = z
       name: z.string().nullable(),
       role: z.enum(['member', 'operator']),
     }),
-    account: z.object({ id: z.string(), name: z.string(), tier: z.enum(['free', 'pro', 'enterprise']) }),
+    account: z
+      .object({ id: z.string(), name: z.string(), tier: z.enum(['free', 'pro', 'enterprise']) })
+      .meta({ description: 'The account the caller acts for (the session may switch: POST /api/account/switch)' }),
+    memberRole: z.enum(MEMBER_ROLES).meta({
+      description: 'The role the caller acts with in account (a read-scoped API key: at most viewer)',
+    }),
+    scope: z.enum(API_KEY_SCOPES).meta({ description: 'read: a read-scoped API key (acts as a viewer)' }),
+    accounts: z
+      .array(z.object({ id: z.string(), name: z.string(), role: z.enum(MEMBER_ROLES) }))
+      .meta({ description: "Every account of the caller's user, the one it signed up with first" }),
     authenticatedBy: z.enum(['session', 'api_key', 'access_token']),
     csrfToken: z.string().nullable().meta({
       description: 'Send as X-CSRF-Token on cookie-authenticated writes; null unless signed in by the session cookie',
@@ -82,9 +92,14 @@ export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
     const user = auth.userId ? await getUserWithAccount(deps.db, auth.userId) : null;
     if (!user) throw new AppError('FORBIDDEN', 'this credential belongs to no user');
     const session = auth.sessionId ? await getWebSession(deps.db, auth.sessionId) : null;
+    const account = (await getAccount(deps.db, auth.accountId)) ?? user.account;
+    const accounts = await listAccountsOfUser(deps.db, user.id);
     return {
       user: { id: user.id, email: user.email, name: user.name, role: user.role },
-      account: { id: user.account.id, name: user.account.name, tier: user.account.tier },
+      account: { id: account.id, name: account.name, tier: account.tier },
+      memberRole: auth.role,
+      scope: auth.scope,
+      accounts: accounts.map(({ accountId, name, role }) => ({ id: accountId, name, role })),
       authenticatedBy: auth.sessionId
         ? ('session' as const)
         : auth.actor.type === 'access_token'

@@ -258,7 +258,6 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
       {
         method: 'post',
         path: `/api/auth/device/${decision}`,
-        role: 'viewer',
         operationId: `${decision}Device`,
         summary: decision === 'approve' ? 'Approve a device (user_code)' : 'Deny a device (user_code)',
         description:
