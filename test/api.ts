@@ -40,6 +40,7 @@ export interface ApiClient {
   delete(path: string): Promise<ApiResponse>;
   post(path: string, body?: unknown): Promise<ApiResponse>;
   patch(path: string, body?: unknown): Promise<ApiResponse>;
+  put(path: string, body?: unknown): Promise<ApiResponse>;
 }
 
 export interface ApiHarness {
@@ -128,7 +129,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   const http = request(app);
   const documentResponse = await http.get('/api/doc');
   const expectDocumented = createContractChecker(documentResponse.body);
-  type Method = 'get' | 'delete' | 'post' | 'patch';
+  type Method = 'get' | 'delete' | 'post' | 'patch' | 'put';
   const send = async (method: Method, header: [string, string], path: string, body?: unknown) => {
     let pending = http[method](path).set(...header);
     if (body !== undefined) pending = pending.send(body as object);
@@ -141,6 +142,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     delete: (path) => send('delete', header, path),
     post: (path, body) => send('post', header, path, body),
     patch: (path, body) => send('patch', header, path, body),
+    put: (path, body) => send('put', header, path, body),
   });
   return {
     http,

@@ -514,6 +514,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's shared secrets by name (never their values) */
+        get: operations["listSecrets"];
+        put?: never;
+        /**
+         * Create a shared secret
+         * @description The value is encrypted at rest and never answered; endpoints use it as {{secrets.NAME}}.
+         */
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a shared secret's value
+         * @description Every endpoint that references it sends the new value from its next run.
+         */
+        put: operations["updateSecret"];
+        post?: never;
+        /**
+         * Delete a shared secret
+         * @description Endpoints that still reference it fail their runs with errorKind secret_missing.
+         */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/providers": {
         parameters: {
             query?: never;
@@ -1364,6 +1409,19 @@ export interface components {
             /** @description Why (shown on the endpoint; at most 500 characters) */
             reason: string;
         };
+        CreateSecretInput: {
+            /**
+             * @description The name endpoints reference as {{secrets.NAME}}
+             * @example BILLING_TOKEN
+             */
+            name: string;
+            /** @description The value; write-only (never answered) */
+            value: string;
+        };
+        UpdateSecretInput: {
+            /** @description The value; write-only (never answered) */
+            value: string;
+        };
         DeviceCodeInput: {
             /** @description Optional client identifier (RFC 8628) */
             client_id?: string;
@@ -1386,7 +1444,7 @@ export interface components {
         CreateApiKeyInput: {
             name: string;
             /**
-             * @description read: GET routes only (and the read-only MCP tools); write (default): as its creator
+             * @description read: acts as a viewer (and is offered the read-only MCP tools); write (default): as its creator
              * @default write
              * @enum {string}
              */
@@ -1889,7 +1947,7 @@ export interface components {
             /** @description True when characters of responseBody were replaced by U+FFFD to make it storable (the body held U+0000, an unpaired surrogate or invalid UTF-8); false otherwise */
             responseBodyAltered: boolean;
             responseSizeBytes: number | null;
-            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed (the response failed a successWhen condition; errorMessage names it and the value seen) or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
+            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed (the response failed a successWhen condition; errorMessage names it and the value seen), secret_missing (a {{secrets.NAME}} reference names no secret of the account; errorMessage names it) or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
@@ -2069,6 +2127,26 @@ export interface components {
             previousKeyPrefix: string | null;
             previousExpiresAt: string | null;
         };
+        Secret: {
+            name: string;
+            /** @description What endpoints write to use it: {{secrets.NAME}} */
+            reference: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            updatedAt: string;
+        };
+        DeleteSecretResult: {
+            /** @constant */
+            success: true;
+            secret: components["schemas"]["Secret"];
+        };
         SignInProviders: {
             providers: {
                 /** @enum {string} */
@@ -2106,7 +2184,7 @@ export interface components {
              */
             memberRole: "owner" | "admin" | "editor" | "viewer";
             /**
-             * @description read: GET routes only (a read-scoped API key)
+             * @description read: a read-scoped API key (acts as a viewer)
              * @enum {string}
              */
             scope: "read" | "write";
@@ -2207,7 +2285,7 @@ export interface components {
             lastUsedAt: string | null;
             revokedAt: string | null;
             /**
-             * @description read: GET routes only; write: everything its creator's role allows (the creator's role is checked on every call)
+             * @description read: acts as a viewer (reads only); write: everything its creator's role allows (checked on every call)
              * @enum {string}
              */
             scope: "read" | "write";
@@ -2230,7 +2308,7 @@ export interface components {
             lastUsedAt: string | null;
             revokedAt: string | null;
             /**
-             * @description read: GET routes only; write: everything its creator's role allows (the creator's role is checked on every call)
+             * @description read: acts as a viewer (reads only); write: everything its creator's role allows (checked on every call)
              * @enum {string}
              */
             scope: "read" | "write";
@@ -4581,6 +4659,255 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SigningKeyInfo"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every secret, by name */
+            200: {
+                headers: {
+                    /** @description Number of secrets */
+                    "X-Total-Count": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"][];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (no value) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (no value) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteSecretResult"];
                 };
             };
             /** @description UNAUTHORIZED: missing or invalid credentials */

@@ -11,3 +11,4 @@ export * from './storable.js';
 export * from './rules/index.js';
 export * from './config/index.js';
 export * from './roles.js';
+export * from './shared-secrets.js';

@@ -7,6 +7,14 @@
 export * from './client.js';
 export * from './generated/prisma/client.js';
 export { getAccount } from './accounts.js';
+export {
+  createSecret,
+  deleteSecret,
+  listSecrets,
+  loadEncryptedSecrets,
+  updateSecret,
+  type SecretInfo,
+} from './secrets.js';
 export { getMember, listMembers, removeMember, setMemberRole, type Member } from './memberships.js';
 export {
   countActiveEndpoints,

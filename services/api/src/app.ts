@@ -33,6 +33,7 @@ import { DEVICE_TOKEN_PATH, oauthErrorHandler, registerDeviceRoutes } from './ro
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
+import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { createWebRouter } from './web.js';
@@ -121,6 +122,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerSigningKeyRoutes(routes, deps);
+  registerSecretRoutes(routes, deps);
   registerAuthRoutes(routes, deps);
   registerDeviceRoutes(routes, deps);
   registerApiKeyRoutes(routes, deps);

@@ -37,6 +37,9 @@ const LEAST_ROLE: Record<string, Role> = {
   testNotificationChannel: 'admin',
   applyConfig: 'admin',
   revokeDevice: 'admin',
+  createSecret: 'admin',
+  updateSecret: 'admin',
+  deleteSecret: 'admin',
   // Writes that change nothing of the account's data: every member.
   planConfig: 'viewer',
   backtestEndpoint: 'viewer',
@@ -56,6 +59,8 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   updateAccountSettings: () => ({ aiSchedulingEnabled: false }),
   createNotificationChannel: () => ({ name: 'sample', type: 'webhook', url: 'https://hooks.test.invalid/' }),
   applyConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
+  createSecret: () => ({ name: 'SAMPLE', value: 'sample' }),
+  updateSecret: () => ({ value: 'changed' }),
 };
 
 interface Operation {
@@ -94,7 +99,8 @@ beforeAll(async () => {
     endpointTimeoutMs: 500,
     deviceClientName: 'roles',
   });
-  realIds = { ...resources.ids, keyId: owner.apiKeyId, accountId: owner.accountId };
+  await clients.owner.post('/api/secrets', { name: 'SHARED', value: 'value' });
+  realIds = { ...resources.ids, keyId: owner.apiKeyId, accountId: owner.accountId, name: 'SHARED' };
   const document = (await harness.http.get('/api/doc')).body as {
     paths: Record<string, Record<string, { operationId: string; security?: unknown[]; 'x-kairos-role'?: Role }>>;
   };
@@ -123,6 +129,8 @@ function call(client: ApiClient, operation: Operation, path: string) {
       return client.delete(path);
     case 'patch':
       return client.patch(path, body);
+    case 'put':
+      return client.put(path, body);
     default:
       return client.post(path, body);
   }

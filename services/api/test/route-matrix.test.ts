@@ -35,6 +35,8 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   createNotificationChannel: () => ({ name: 'sample', type: 'webhook', url: 'https://hooks.test.invalid/' }),
   planConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
   applyConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
+  createSecret: () => ({ name: 'SAMPLE', value: 'sample' }),
+  updateSecret: () => ({ value: 'changed' }),
 };
 
 let harness: ApiHarness;
@@ -54,7 +56,8 @@ beforeAll(async () => {
     deviceClientName: 'matrix',
   });
   aliceToken = resources.accessToken;
-  aliceIds = { ...resources.ids, keyId: alice.apiKeyId, accountId: alice.accountId };
+  await harness.client(alice.apiKey).post('/api/secrets', { name: 'ALICE', value: 'hers' });
+  aliceIds = { ...resources.ids, keyId: alice.apiKeyId, accountId: alice.accountId, name: 'ALICE' };
 });
 afterAll(() => harness.close());
 
@@ -85,6 +88,8 @@ function call(
       return client.delete(path);
     case 'patch':
       return client.patch(path, body);
+    case 'put':
+      return client.put(path, body);
     default:
       return client.post(path, body);
   }
@@ -105,6 +110,7 @@ async function snapshotOf(accountId: string) {
     signingKey: await harness.db.prisma.signingKey.findUnique({ where: { accountId } }),
     auditEvents: await harness.db.prisma.auditEvent.count({ where: { accountId } }),
     users: await harness.db.prisma.user.findMany({ where: { accountId } }),
+    secrets: await harness.db.prisma.secret.findMany(where),
   };
 }
 
