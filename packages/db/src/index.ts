@@ -15,7 +15,18 @@ export {
   updateSecret,
   type SecretInfo,
 } from './secrets.js';
-export { getMember, listMembers, removeMember, setMemberRole, type Member } from './memberships.js';
+export {
+  createInvitation,
+  deleteInvitation,
+  getMember,
+  listInvitations,
+  listMembers,
+  removeMember,
+  setMemberRole,
+  INVITATION_TTL_MS,
+  type InvitationInfo,
+  type Member,
+} from './memberships.js';
 export {
   countActiveEndpoints,
   countActiveJobs,

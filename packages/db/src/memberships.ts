@@ -3,9 +3,9 @@
  * An account keeps at least one owner: changing or removing the last owner is refused (CONFLICT),
  * under a lock on the account's row so two concurrent demotions cannot both pass the check.
  */
-import { AppError, type MemberRole } from '@kairos/core';
+import { AppError, newId, type MemberRole } from '@kairos/core';
 import type { Database } from './client.js';
-import type { Membership, Prisma } from './generated/prisma/client.js';
+import type { Invitation, Membership, Prisma } from './generated/prisma/client.js';
 
 export interface Member {
   userId: string;
@@ -144,4 +144,78 @@ export async function addMembership(
 /** Points a browser session at another account of its user (system: POST /api/account/switch). */
 export async function setSessionAccount(db: Database, sessionId: string, accountId: string | null): Promise<void> {
   await db.prisma.webSession.update({ where: { id: sessionId }, data: { accountId } });
+}
+
+export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export type InvitationInfo = Omit<Invitation, 'tokenHash'>;
+const INVITATION_INFO = {
+  id: true,
+  accountId: true,
+  email: true,
+  role: true,
+  invitedByUserId: true,
+  expiresAt: true,
+  acceptedAt: true,
+  acceptedByUserId: true,
+  createdAt: true,
+} as const;
+
+/** A new invitation; the caller hands out the raw token (only its hash is stored). */
+export async function createInvitation(
+  db: Database,
+  accountId: string,
+  input: { email: string; role: MemberRole; tokenHash: string; invitedByUserId: string | null; now: Date },
+): Promise<InvitationInfo> {
+  return db.prisma.invitation.create({
+    data: {
+      id: newId(),
+      accountId,
+      email: input.email.toLowerCase(),
+      role: input.role,
+      tokenHash: input.tokenHash,
+      invitedByUserId: input.invitedByUserId,
+      expiresAt: new Date(input.now.getTime() + INVITATION_TTL_MS),
+    },
+    select: INVITATION_INFO,
+  });
+}
+
+/** The account's invitations not yet accepted (expired ones included, newest first). */
+export async function listInvitations(db: Database, accountId: string): Promise<InvitationInfo[]> {
+  return db.prisma.invitation.findMany({
+    where: { accountId, acceptedAt: null },
+    select: INVITATION_INFO,
+    orderBy: { createdAt: 'desc' },
+  });
+}
+
+/** Revokes (deletes) an invitation of the account; null when there is none. */
+export async function deleteInvitation(db: Database, accountId: string, id: string): Promise<InvitationInfo | null> {
+  const found = await db.prisma.invitation.findFirst({ where: { id, accountId }, select: INVITATION_INFO });
+  if (!found) return null;
+  await db.prisma.invitation.deleteMany({ where: { id, accountId } });
+  return found;
+}
+
+/**
+ * Accepts an invitation by its token hash (system: the token names the account): adds the
+ * membership, once. null when the token is unknown, used, revoked or expired.
+ */
+export async function acceptInvitation(
+  db: Database,
+  tokenHash: string,
+  userId: string,
+  now: Date,
+): Promise<InvitationInfo | null> {
+  return db.prisma.$transaction(async (tx) => {
+    const claimed = await tx.invitation.updateMany({
+      where: { tokenHash, acceptedAt: null, expiresAt: { gt: now } },
+      data: { acceptedAt: now, acceptedByUserId: userId },
+    });
+    if (claimed.count === 0) return null;
+    const invitation = await tx.invitation.findUniqueOrThrow({ where: { tokenHash }, select: INVITATION_INFO });
+    await addMembership(tx, { userId, accountId: invitation.accountId, role: invitation.role });
+    return invitation;
+  });
 }

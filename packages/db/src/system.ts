@@ -16,6 +16,7 @@ export {
   type AccountWithUsers,
 } from './account-admin.js';
 export {
+  acceptInvitation,
   addMembership,
   findMemberRole,
   listAccountsOfUser,

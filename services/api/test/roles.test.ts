@@ -43,7 +43,14 @@ const LEAST_ROLE: Record<string, Role> = {
   // Writes that change nothing of the account's data: every member.
   planConfig: 'viewer',
   backtestEndpoint: 'viewer',
-  signOut: 'viewer',
+  // Members: admins change them and invite; joining and switching is every member's own.
+  updateMember: 'admin',
+  removeMember: 'admin',
+  createInvitation: 'admin',
+  listInvitations: 'admin',
+  deleteInvitation: 'admin',
+  switchAccount: 'viewer',
+  acceptInvitation: 'viewer',
 };
 
 const future = () => new Date(Date.now() + 60 * 60_000).toISOString();
@@ -61,6 +68,8 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   applyConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
   createSecret: () => ({ name: 'SAMPLE', value: 'sample' }),
   updateSecret: () => ({ value: 'changed' }),
+  updateMember: () => ({ role: 'viewer' }),
+  createInvitation: () => ({ email: 'someone@example.test', role: 'viewer' }),
 };
 
 interface Operation {
@@ -76,8 +85,11 @@ let clients: Record<Role | 'read key', ApiClient>;
 let operations: Operation[];
 let realIds: Record<string, string>;
 
+const memberIds: Partial<Record<Role, string>> = {};
+
 async function member(role: Exclude<Role, 'owner'>): Promise<ApiClient> {
   const person = await harness.createAccount();
+  memberIds[role] = person.userId;
   await addMembership(harness.db, { userId: person.userId, accountId: owner.accountId, role });
   const key = await createApiKey(harness.db, owner.accountId, `${role} key`, person.userId);
   return harness.client(key.raw);
@@ -100,7 +112,15 @@ beforeAll(async () => {
     deviceClientName: 'roles',
   });
   await clients.owner.post('/api/secrets', { name: 'SHARED', value: 'value' });
-  realIds = { ...resources.ids, keyId: owner.apiKeyId, accountId: owner.accountId, name: 'SHARED' };
+  const invitation = await clients.owner.post('/api/account/invitations', { email: 'x@example.test', role: 'editor' });
+  realIds = {
+    ...resources.ids,
+    keyId: owner.apiKeyId,
+    accountId: owner.accountId,
+    name: 'SHARED',
+    userId: memberIds.editor!,
+    invitationId: invitation.body.id,
+  };
   const document = (await harness.http.get('/api/doc')).body as {
     paths: Record<string, Record<string, { operationId: string; security?: unknown[]; 'x-kairos-role'?: Role }>>;
   };

@@ -37,6 +37,10 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   applyConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
   createSecret: () => ({ name: 'SAMPLE', value: 'sample' }),
   updateSecret: () => ({ value: 'changed' }),
+  updateMember: () => ({ role: 'owner' }),
+  createInvitation: () => ({ email: 'sample@example.test', role: 'viewer' }),
+  acceptInvitation: () => ({ token: 'kinv_unknown' }),
+  switchAccount: () => ({ accountId: '01a22431-62b7-700b-a405-47a494a1ee99' }),
 };
 
 let harness: ApiHarness;
@@ -57,7 +61,17 @@ beforeAll(async () => {
   });
   aliceToken = resources.accessToken;
   await harness.client(alice.apiKey).post('/api/secrets', { name: 'ALICE', value: 'hers' });
-  aliceIds = { ...resources.ids, keyId: alice.apiKeyId, accountId: alice.accountId, name: 'ALICE' };
+  const invitation = await harness
+    .client(alice.apiKey)
+    .post('/api/account/invitations', { email: 'guest@example.test', role: 'viewer' });
+  aliceIds = {
+    ...resources.ids,
+    keyId: alice.apiKeyId,
+    accountId: alice.accountId,
+    name: 'ALICE',
+    userId: alice.userId,
+    invitationId: invitation.body.id,
+  };
 });
 afterAll(() => harness.close());
 
@@ -111,6 +125,8 @@ async function snapshotOf(accountId: string) {
     auditEvents: await harness.db.prisma.auditEvent.count({ where: { accountId } }),
     users: await harness.db.prisma.user.findMany({ where: { accountId } }),
     secrets: await harness.db.prisma.secret.findMany(where),
+    memberships: await harness.db.prisma.membership.findMany({ where: { accountId }, orderBy: { userId: 'asc' } }),
+    invitations: await harness.db.prisma.invitation.findMany(where),
   };
 }
 

@@ -77,6 +77,8 @@ const RESOURCE_OF_PARAM: Record<string, string> = {
   tokenId: 'access token',
   accountId: 'account',
   channelId: 'notification channel',
+  userId: 'member',
+  invitationId: 'invitation',
 };
 
 /** The least role of a route: its declared role, else viewer for GET and editor for writes. */
