@@ -75,6 +75,8 @@ export interface ApiHarnessOptions {
   limits?: 'relaxed' | 'tier';
   /** Extra api configuration (e.g. KAIROS_OIDC_ISSUER, KAIROS_PUBLIC_URL). */
   env?: Record<string, string>;
+  /** The master key (default: a random one); e.g. named keys (masterKeyRing). */
+  masterKey?: Buffer;
 }
 
 export async function createApiHarness(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
@@ -93,7 +95,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   logger.silent = true;
   const notifier = createScheduleNotifier(db, redis, queuePrefix, () => undefined);
   const apiKeys = new ApiKeyAuthenticator(db, 10_000);
-  const masterKey = randomBytes(32);
+  const masterKey = options.masterKey ?? randomBytes(32);
   const testNow = createTestNow({
     connection: redis,
     eventsConnection: createRedisConnection(REDIS_URL),

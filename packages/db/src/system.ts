@@ -15,6 +15,7 @@ export {
   type AccountChange,
   type AccountWithUsers,
 } from './account-admin.js';
+export { countValuesUnderOldKeys, rotateMasterKey, type RotationProgress } from './master-key-rotation.js';
 export {
   acceptInvitation,
   addMembership,

@@ -1,5 +1,5 @@
 import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
-import { parseMasterKey } from '@kairos/core';
+import { parseMasterKeys } from '@kairos/core';
 import { z } from 'zod';
 import { parseTrustProxy } from './http/trust-proxy.js';
 
@@ -73,12 +73,14 @@ const schema = z
       .refine((value) => {
         if (value === undefined || value.trim() === '') return true;
         try {
-          parseMasterKey(value);
+          parseMasterKeys(value);
           return true;
         } catch {
           return false;
         }
-      }, 'must be 64 hexadecimal characters or base64 of 32 bytes (generate one with: openssl rand -hex 32)'),
+      }, 'must be 64 hexadecimal characters or base64 of 32 bytes (generate one with: openssl rand -hex 32), or id:key,id:key'),
+    /** A file of master keys: one key, or `id:key` lines, current first (docs/operations/master-key.md). */
+    KAIROS_MASTER_KEY_FILE: z.string().optional(),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;
@@ -111,6 +113,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
 const cliSchema = z.object({
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/kairos'),
   KAIROS_MASTER_KEY: z.string().optional(),
+  KAIROS_MASTER_KEY_FILE: z.string().optional(),
   NODE_ENV: z.string().optional(),
   // login-link: the link must point at the running api (same defaults as the api's schema).
   KAIROS_ADMIN_EMAIL: z.string().default('admin@localhost'),

@@ -42,6 +42,8 @@ const schema = z.object({
         .filter(Boolean),
     ),
   KAIROS_MASTER_KEY: z.string().optional(),
+  /** A file of master keys: one key, or `id:key` lines, current first. */
+  KAIROS_MASTER_KEY_FILE: z.string().optional(),
   /** SMTP server for email notification channels, e.g. smtp://user:pass@mail.internal:587 (unset: no email). */
   KAIROS_SMTP_URL: z.url().optional(),
   /** Sender of notification emails. */
