@@ -66,11 +66,11 @@ it('re-encrypts signing keys and secrets under the new key with no failed run', 
   expect(await countValuesUnderOldKeys(harness.db, both)).toBe(3 + 3 * 41);
 
   engine = await startEngine(harness);
-  await waitFor(() => target.requests.length >= 6, 15_000);
+  await waitFor(async () => target.requests.length >= 6, 15_000, 'runs before the rotation');
   const totals = await rotateMasterKey(harness.db, both, { batchSize: 7 });
   expect(totals.reduce((sum, total) => sum + total.reencrypted, 0)).toBe(3 + 3 * 41);
   const afterRotation = target.requests.length;
-  await waitFor(() => target.requests.length >= afterRotation + 6, 15_000);
+  await waitFor(async () => target.requests.length >= afterRotation + 6, 15_000, 'runs after the rotation');
   await engine.close();
 
   expect(await countValuesUnderOldKeys(harness.db, both)).toBe(0);

@@ -36,12 +36,9 @@ const createdApiKey = apiKeyRecord
 const createApiKeyInput = z
   .strictObject({
     name: trimmedName,
-    scope: z
-      .enum(API_KEY_SCOPES)
-      .default('write')
-      .meta({
-        description: 'read: acts as a viewer (and is offered the read-only MCP tools); write (default): as its creator',
-      }),
+    scope: z.enum(API_KEY_SCOPES).default('write').meta({
+      description: 'read: acts as a viewer (and is offered the read-only MCP tools); write (default): as its creator',
+    }),
     expiresAt: z.iso
       .datetime({ offset: true })
       .optional()
