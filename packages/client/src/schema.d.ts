@@ -1649,6 +1649,8 @@ export interface components {
             jobs?: components["schemas"]["ConfigJob"][];
             /** @description Notification channels, named by name; left out: channels are not managed by this document */
             notificationChannels?: components["schemas"]["CreateNotificationChannelInput"][];
+            /** @description Names of shared secrets that must exist in the account (values are never part of a document; set them with POST /api/secrets). The plan reports a missing one, and any {{secrets.NAME}} an endpoint references that the account lacks, as an issue. */
+            secrets?: string[];
         };
         /** @description A job and its endpoints */
         ConfigJob: {
