@@ -40,6 +40,7 @@ export interface ApiClient {
   delete(path: string): Promise<ApiResponse>;
   post(path: string, body?: unknown): Promise<ApiResponse>;
   patch(path: string, body?: unknown): Promise<ApiResponse>;
+  put(path: string, body?: unknown): Promise<ApiResponse>;
 }
 
 export interface ApiHarness {
@@ -74,6 +75,8 @@ export interface ApiHarnessOptions {
   limits?: 'relaxed' | 'tier';
   /** Extra api configuration (e.g. KAIROS_OIDC_ISSUER, KAIROS_PUBLIC_URL). */
   env?: Record<string, string>;
+  /** The master key (default: a random one); e.g. named keys (masterKeyRing). */
+  masterKey?: Buffer;
 }
 
 export async function createApiHarness(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
@@ -92,7 +95,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   logger.silent = true;
   const notifier = createScheduleNotifier(db, redis, queuePrefix, () => undefined);
   const apiKeys = new ApiKeyAuthenticator(db, 10_000);
-  const masterKey = randomBytes(32);
+  const masterKey = options.masterKey ?? randomBytes(32);
   const testNow = createTestNow({
     connection: redis,
     eventsConnection: createRedisConnection(REDIS_URL),
@@ -128,7 +131,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   const http = request(app);
   const documentResponse = await http.get('/api/doc');
   const expectDocumented = createContractChecker(documentResponse.body);
-  type Method = 'get' | 'delete' | 'post' | 'patch';
+  type Method = 'get' | 'delete' | 'post' | 'patch' | 'put';
   const send = async (method: Method, header: [string, string], path: string, body?: unknown) => {
     let pending = http[method](path).set(...header);
     if (body !== undefined) pending = pending.send(body as object);
@@ -141,6 +144,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     delete: (path) => send('delete', header, path),
     post: (path, body) => send('post', header, path, body),
     patch: (path, body) => send('patch', header, path, body),
+    put: (path, body) => send('put', header, path, body),
   });
   return {
     http,

@@ -154,7 +154,12 @@ describe('axe-core: 0 violations of WCAG 2.0/2.1/2.2 A and AA', () => {
       .getByRole('region', { name: 'Notifications' })
       .getByRole('row', { name: /Ops hook/ })
       .waitFor();
-    states.push(await check(page, 'settings with a new API key, a channel and a device'));
+    const secrets = page.getByRole('region', { name: 'Shared secrets' });
+    await secrets.getByLabel('Secret name').fill('AXE_TOKEN');
+    await secrets.getByLabel('Secret value').fill('axe-value');
+    await secrets.getByRole('button', { name: 'Create secret' }).click();
+    await secrets.getByRole('row', { name: /AXE_TOKEN/ }).waitFor();
+    states.push(await check(page, 'settings with a new API key, a channel, a device and a secret'));
     await narrow.goto(h.url('/settings'));
     await narrow
       .getByRole('region', { name: 'Connected devices' })

@@ -538,6 +538,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's shared secrets by name (never their values) */
+        get: operations["listSecrets"];
+        put?: never;
+        /**
+         * Create a shared secret
+         * @description The value is encrypted at rest and never answered; endpoints use it as {{secrets.NAME}}.
+         */
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/secrets/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change a shared secret's value
+         * @description Every endpoint that references it sends the new value from its next run.
+         */
+        put: operations["updateSecret"];
+        post?: never;
+        /**
+         * Delete a shared secret
+         * @description Endpoints that still reference it fail their runs with errorKind secret_missing.
+         */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/providers": {
         parameters: {
             query?: never;
@@ -609,6 +654,46 @@ export interface paths {
          * @description Ends the session of the kairos_session cookie (needs X-CSRF-Token) and clears the cookies. Without a session it only clears cookies. API keys and access tokens are revoked elsewhere.
          */
         post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/switch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Switch the browser session to another account of its user
+         * @description The session then acts for that account with the user's role there (GET /api/auth/session lists the accounts). Browser sessions only: an API key or access token acts for the account it was made in.
+         */
+        post: operations["switchAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an account by an invitation's token
+         * @description The signed-in user becomes a member with the invitation's role (an existing membership is kept as it is). A token works once, for 7 days. A browser session then switches to the account.
+         */
+        post: operations["acceptInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -834,6 +919,85 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's members and their roles */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a member from the account
+         * @description Their sessions, keys and tokens stop acting for this account. Removing an owner needs the owner role; the last owner stays (409).
+         */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Making or unmaking an owner needs the owner role. The last owner cannot be demoted (409). The member's keys and tokens act with the new role at once in this process (within the auth cache elsewhere).
+         */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/api/account/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the account's pending invitations (expired ones too) */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone to the account
+         * @description Answers a one-time link (valid 7 days; Cache-Control: no-store): whoever opens it signed in joins with the role. Inviting an owner needs the owner role.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an invitation (its link stops working) */
+        delete: operations["deleteInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1412,6 +1576,25 @@ export interface components {
             /** @description Why (shown on the endpoint; at most 500 characters) */
             reason: string;
         };
+        CreateSecretInput: {
+            /**
+             * @description The name endpoints reference as {{secrets.NAME}}
+             * @example BILLING_TOKEN
+             */
+            name: string;
+            /** @description The value; write-only (never answered) */
+            value: string;
+        };
+        UpdateSecretInput: {
+            /** @description The value; write-only (never answered) */
+            value: string;
+        };
+        SwitchAccountInput: {
+            accountId: string;
+        };
+        AcceptInvitationInput: {
+            token: string;
+        };
         DeviceCodeInput: {
             /** @description Optional client identifier (RFC 8628) */
             client_id?: string;
@@ -1433,6 +1616,17 @@ export interface components {
         };
         CreateApiKeyInput: {
             name: string;
+            /**
+             * @description read: acts as a viewer (and is offered the read-only MCP tools); write (default): as its creator
+             * @default write
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /**
+             * Format: date-time
+             * @description When the key stops working (ISO 8601, in the future); omitted: never
+             */
+            expiresAt?: string;
         };
         AccountSettingsInput: {
             /** @description Enable AI Scheduling */
@@ -1446,6 +1640,22 @@ export interface components {
             /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */
             notifyFailureThreshold?: number;
             autoPauseAfterFailures?: number | null;
+        };
+        UpdateMemberInput: {
+            /**
+             * @description owner: everything; admin: all but ownership; editor: jobs, endpoints, scheduling, runs; viewer: reads
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+        };
+        CreateInvitationInput: {
+            /** Format: email */
+            email: string;
+            /**
+             * @description owner: everything; admin: all but ownership; editor: jobs, endpoints, scheduling, runs; viewer: reads
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
         };
         CreateNotificationChannelInput: {
             name: string;
@@ -1489,6 +1699,8 @@ export interface components {
             jobs?: components["schemas"]["ConfigJob"][];
             /** @description Notification channels, named by name; left out: channels are not managed by this document */
             notificationChannels?: components["schemas"]["CreateNotificationChannelInput"][];
+            /** @description Names of shared secrets that must exist in the account (values are never part of a document; set them with POST /api/secrets). The plan reports a missing one, and any {{secrets.NAME}} an endpoint references that the account lacks, as an issue. */
+            secrets?: string[];
         };
         /** @description A job and its endpoints */
         ConfigJob: {
@@ -1968,7 +2180,7 @@ export interface components {
             /** @description True when characters of responseBody were replaced by U+FFFD to make it storable (the body held U+0000, an unpaired surrogate or invalid UTF-8); false otherwise */
             responseBodyAltered: boolean;
             responseSizeBytes: number | null;
-            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed (the response failed a successWhen condition; errorMessage names it and the value seen) or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
+            /** @description When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed (the response failed a successWhen condition; errorMessage names it and the value seen), secret_missing (a {{secrets.NAME}} reference names no secret of the account; errorMessage names it) or record_error (the call completed but the run could not be stored as it came back: status code and timing kept, body dropped, errorMessage says why) (open list) */
             errorKind: string | null;
             /** @description Present (non-null) when failed */
             errorMessage: string | null;
@@ -2148,6 +2360,26 @@ export interface components {
             previousKeyPrefix: string | null;
             previousExpiresAt: string | null;
         };
+        Secret: {
+            name: string;
+            /** @description What endpoints write to use it: {{secrets.NAME}} */
+            reference: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            updatedAt: string;
+        };
+        DeleteSecretResult: {
+            /** @constant */
+            success: true;
+            secret: components["schemas"]["Secret"];
+        };
         SignInProviders: {
             providers: {
                 /** @enum {string} */
@@ -2172,12 +2404,30 @@ export interface components {
                 /** @enum {string} */
                 role: "member" | "operator";
             };
+            /** @description The account the caller acts for (the session may switch: POST /api/account/switch) */
             account: {
                 id: string;
                 name: string;
                 /** @enum {string} */
                 tier: "free" | "pro" | "enterprise";
             };
+            /**
+             * @description The role the caller acts with in account (a read-scoped API key: at most viewer)
+             * @enum {string}
+             */
+            memberRole: "owner" | "admin" | "editor" | "viewer";
+            /**
+             * @description read: a read-scoped API key (acts as a viewer)
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description Every account of the caller's user, the one it signed up with first */
+            accounts: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                role: "owner" | "admin" | "editor" | "viewer";
+            }[];
             /** @enum {string} */
             authenticatedBy: "session" | "api_key" | "access_token";
             /** @description Send as X-CSRF-Token on cookie-authenticated writes; null unless signed in by the session cookie */
@@ -2187,6 +2437,11 @@ export interface components {
             /** @constant */
             success: true;
             signedOut: boolean;
+        };
+        AcceptedInvitation: {
+            accountId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "editor" | "viewer";
         };
         DeviceCode: {
             /** @description Secret of the device; poll /api/auth/device/token with it */
@@ -2267,6 +2522,13 @@ export interface components {
             /** @description Updated at most once a minute */
             lastUsedAt: string | null;
             revokedAt: string | null;
+            /**
+             * @description read: acts as a viewer (reads only); write: everything its creator's role allows (checked on every call)
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The key stops working at this time; null: never */
+            expiresAt: string | null;
             /** @description The key: send as x-api-key. Shown only now */
             apiKey: string;
         };
@@ -2283,6 +2545,13 @@ export interface components {
             /** @description Updated at most once a minute */
             lastUsedAt: string | null;
             revokedAt: string | null;
+            /**
+             * @description read: acts as a viewer (reads only); write: everything its creator's role allows (checked on every call)
+             * @enum {string}
+             */
+            scope: "read" | "write";
+            /** @description The key stops working at this time; null: never */
+            expiresAt: string | null;
         };
         RevokeApiKeyResult: {
             /** @constant */
@@ -2391,6 +2660,75 @@ export interface components {
              * @description ISO 8601 UTC timestamp
              */
             createdAt: string;
+        };
+        Member: {
+            userId: string;
+            email: string;
+            name: string | null;
+            /**
+             * @description owner: everything; admin: all but ownership; editor: jobs, endpoints, scheduling, runs; viewer: reads
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+        };
+        RemoveMemberResult: {
+            /** @constant */
+            success: true;
+            member: components["schemas"]["Member"];
+        };
+        CreatedInvitation: {
+            id: string;
+            email: string;
+            /**
+             * @description owner: everything; admin: all but ownership; editor: jobs, endpoints, scheduling, runs; viewer: reads
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+            acceptedAt: string | null;
+            /** @description The one-time token (POST /api/invitations/accept). Shown only now */
+            token: string;
+            /** @description The link to hand to the invited person. Shown only now */
+            acceptUrl: string;
+        };
+        Invitation: {
+            id: string;
+            email: string;
+            /**
+             * @description owner: everything; admin: all but ownership; editor: jobs, endpoints, scheduling, runs; viewer: reads
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "viewer";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp
+             */
+            createdAt: string;
+            acceptedAt: string | null;
+        };
+        DeleteInvitationResult: {
+            /** @constant */
+            success: true;
+            invitation: components["schemas"]["Invitation"];
         };
         AnalysisSessionsPage: {
             /** @description Newest first */
@@ -4814,6 +5152,255 @@ export interface operations {
             };
         };
     };
+    listSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every secret, by name */
+            200: {
+                headers: {
+                    /** @description Number of secrets */
+                    "X-Total-Count": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"][];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (no value) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSecretInput"];
+            };
+        };
+        responses: {
+            /** @description The secret (no value) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteSecretResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSignInProviders: {
         parameters: {
             query?: never;
@@ -4957,6 +5544,144 @@ export interface operations {
             };
             /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    switchAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SwitchAccountInput"];
+            };
+        };
+        responses: {
+            /** @description The caller, now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentSession"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationInput"];
+            };
+        };
+        responses: {
+            /** @description Joined */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedInvitation"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5649,6 +6374,372 @@ export interface operations {
             };
             /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Owners first */
+            200: {
+                headers: {
+                    /** @description Number of members */
+                    "X-Total-Count": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The removed member */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemoveMemberResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberInput"];
+            };
+        };
+        responses: {
+            /** @description The member */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first */
+            200: {
+                headers: {
+                    /** @description Number of invitations */
+                    "X-Total-Count": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"][];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationInput"];
+            };
+        };
+        responses: {
+            /** @description The invitation and its link */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitation"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteInvitationResult"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

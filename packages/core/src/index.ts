@@ -10,3 +10,5 @@ export * from './planner/index.js';
 export * from './storable.js';
 export * from './rules/index.js';
 export * from './config/index.js';
+export * from './roles.js';
+export * from './shared-secrets.js';

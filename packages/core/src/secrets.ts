@@ -15,7 +15,7 @@ export interface GeneratedSecret {
  * `<kind>_<43 chars of base64url>` (256 bits). The kind makes a leaked secret recognisable
  * (secret scanners) and tells API keys from access tokens at a glance.
  */
-export function generateSecret(kind: 'kairos' | 'kat' | 'kls'): GeneratedSecret {
+export function generateSecret(kind: 'kairos' | 'kat' | 'kls' | 'kinv'): GeneratedSecret {
   const raw = `${kind}_${randomBytes(32).toString('base64url')}`;
   return { raw, prefix: raw.slice(0, kind.length + 7), hash: hashSecret(raw) };
 }

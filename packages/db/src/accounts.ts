@@ -66,6 +66,7 @@ export async function createAccount(
           role: input.operator ? 'operator' : 'member',
         },
       });
+      await tx.membership.createMany({ data: [{ userId, accountId, role: 'owner' }], skipDuplicates: true });
       const apiKey = secret
         ? {
             raw: secret.raw,

@@ -1,4 +1,4 @@
-import { generateSecret, hashSecret, newId } from '@kairos/core';
+import { generateSecret, hashSecret, newId, type ApiKeyScope } from '@kairos/core';
 import type { Database } from './client.js';
 import type { Account, ApiKey } from './generated/prisma/client.js';
 
@@ -7,10 +7,20 @@ export async function createApiKey(
   accountId: string,
   name: string,
   userId: string | null = null,
+  options: { scope?: ApiKeyScope; expiresAt?: Date | null } = {},
 ): Promise<{ record: ApiKey; raw: string }> {
   const secret = generateSecret('kairos');
   const record = await db.prisma.apiKey.create({
-    data: { id: newId(), accountId, userId, name, prefix: secret.prefix, keyHash: secret.hash },
+    data: {
+      id: newId(),
+      accountId,
+      userId,
+      name,
+      prefix: secret.prefix,
+      keyHash: secret.hash,
+      scope: options.scope ?? 'write',
+      expiresAt: options.expiresAt ?? null,
+    },
   });
   return { record, raw: secret.raw };
 }
@@ -39,10 +49,15 @@ async function revokeKeyWhere(db: Database, where: { id: string; accountId?: str
   return db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
 }
 
-/** The live (unrevoked) key with this raw value and its account, or null. */
-export async function findApiKeyBySecret(db: Database, raw: string): Promise<(ApiKey & { account: Account }) | null> {
+/** The live (unrevoked, unexpired) key with this raw value and its account, or null. */
+export async function findApiKeyBySecret(
+  db: Database,
+  raw: string,
+  now: Date = new Date(),
+): Promise<(ApiKey & { account: Account }) | null> {
   const key = await db.prisma.apiKey.findUnique({ where: { keyHash: hashSecret(raw) }, include: { account: true } });
-  return key && !key.revokedAt ? key : null;
+  if (!key || key.revokedAt) return null;
+  return key.expiresAt && key.expiresAt.getTime() <= now.getTime() ? null : key;
 }
 
 export async function touchApiKey(db: Database, keyId: string, at: Date): Promise<void> {

@@ -20,13 +20,14 @@ type Client = PrismaClient | Prisma.TransactionClient;
 /** Jobs that are not archived with their endpoints that are not archived, oldest first; and the channels. */
 export async function loadConfigState(client: Client | Database, accountId: string): Promise<ConfigState> {
   const prisma = 'prisma' in client ? client.prisma : client;
-  const [jobs, channels] = await Promise.all([
+  const [jobs, channels, secrets] = await Promise.all([
     prisma.job.findMany({
       where: { accountId, status: { not: 'archived' } },
       orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
       include: { endpoints: { where: { archivedAt: null }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
     }),
     prisma.notificationChannel.findMany({ where: { accountId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    prisma.secret.findMany({ where: { accountId }, select: { name: true }, orderBy: { name: 'asc' } }),
   ]);
   return {
     jobs: jobs.map((job) => ({
@@ -44,6 +45,7 @@ export async function loadConfigState(client: Client | Database, accountId: stri
       recipients: channel.recipients,
       events: channel.events,
     })),
+    secretNames: secrets.map((secret) => secret.name),
   };
 }
 

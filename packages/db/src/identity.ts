@@ -4,12 +4,14 @@
  * here already hashed: only SHA-256 digests are stored.
  */
 import type { Database } from './client.js';
-import type { Account, User, UserRole, WebSession } from './generated/prisma/client.js';
+import type { Account, Membership, User, UserRole, WebSession } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
 import { newId } from '@kairos/core';
 
 export type UserWithAccount = User & { account: Account };
-export type SessionWithUser = WebSession & { user: UserWithAccount };
+export type SessionWithUser = WebSession & {
+  user: UserWithAccount & { memberships: (Membership & { account: Pick<Account, 'disabledAt'> })[] };
+};
 
 const withAccount = { account: true } as const;
 
@@ -106,7 +108,11 @@ export async function createWebSession(
 export async function findLiveWebSession(db: Database, tokenHash: string, now: Date): Promise<SessionWithUser | null> {
   const session = await db.prisma.webSession.findUnique({
     where: { tokenHash },
-    include: { user: { include: withAccount } },
+    include: {
+      user: {
+        include: { ...withAccount, memberships: { include: { account: { select: { disabledAt: true } } } } },
+      },
+    },
   });
   if (!session || session.revokedAt || session.expiresAt.getTime() <= now.getTime()) return null;
   return session;

@@ -8,6 +8,26 @@ export * from './client.js';
 export * from './generated/prisma/client.js';
 export { getAccount } from './accounts.js';
 export {
+  createSecret,
+  deleteSecret,
+  listSecrets,
+  loadEncryptedSecrets,
+  updateSecret,
+  type SecretInfo,
+} from './secrets.js';
+export {
+  createInvitation,
+  deleteInvitation,
+  getMember,
+  listInvitations,
+  listMembers,
+  removeMember,
+  setMemberRole,
+  INVITATION_TTL_MS,
+  type InvitationInfo,
+  type Member,
+} from './memberships.js';
+export {
   countActiveEndpoints,
   countActiveJobs,
   countRunsSince,

@@ -15,6 +15,15 @@ export {
   type AccountChange,
   type AccountWithUsers,
 } from './account-admin.js';
+export { countValuesUnderOldKeys, rotateMasterKey, type RotationProgress } from './master-key-rotation.js';
+export {
+  acceptInvitation,
+  addMembership,
+  findMemberRole,
+  listAccountsOfUser,
+  setSessionAccount,
+  type AccountOfUser,
+} from './memberships.js';
 export { findApiKeyBySecret, revokeApiKeyAsOperator, touchApiKey } from './api-keys.js';
 export {
   countPendingDeviceCodes,

@@ -13,8 +13,9 @@ export async function handleMcpHttpRequest(
   req: IncomingMessage,
   res: ServerResponse,
   parsedBody: unknown,
+  options: { readOnly?: boolean } = {},
 ): Promise<void> {
-  const server = createKairosMcpServer({ api });
+  const server = createKairosMcpServer({ api, readOnly: options.readOnly ?? false });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     void transport.close();

@@ -20,14 +20,33 @@ const INSTRUCTIONS =
 
 export interface KairosMcpServerOptions {
   api: KairosClient;
+  /**
+   * Offer only the read tools (annotations.readOnlyHint): for a read-scoped API key or a viewer,
+   * whose every write the API would refuse anyway (403 FORBIDDEN).
+   */
+  readOnly?: boolean;
 }
 
-export function createKairosMcpServer({ api }: KairosMcpServerOptions): McpServer {
+/**
+ * Whether the client's credential may only read (a read-scoped API key, or a viewer): asks
+ * GET /api/auth/session. A credential the answer does not describe (a key of no user) gets every tool.
+ */
+export async function isReadOnlyCredential(api: KairosClient): Promise<boolean> {
+  const { data } = await api.GET('/api/auth/session', {});
+  return data ? data.scope === 'read' || data.memberRole === 'viewer' : false;
+}
+
+/** The tools a credential is offered: all of them, or only the read tools. */
+export function offeredTools(readOnly: boolean): typeof KAIROS_TOOLS {
+  return readOnly ? KAIROS_TOOLS.filter((tool) => tool.annotations.readOnlyHint === true) : KAIROS_TOOLS;
+}
+
+export function createKairosMcpServer({ api, readOnly = false }: KairosMcpServerOptions): McpServer {
   const server = new McpServer(
     { name: KAIROS_MCP_SERVER_NAME, version: KAIROS_MCP_SERVER_VERSION },
     { instructions: INSTRUCTIONS },
   );
-  for (const tool of KAIROS_TOOLS) {
+  for (const tool of offeredTools(readOnly)) {
     server.registerTool(
       tool.name,
       {

@@ -8,3 +8,4 @@ export * from './shards.js';
 export * from './planner-presence.js';
 export * from './redis-script.js';
 export * from './planner-model-pause.js';
+export * from './secrets-version.js';

@@ -34,6 +34,8 @@ import { DEVICE_TOKEN_PATH, oauthErrorHandler, registerDeviceRoutes } from './ro
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerRunRoutes } from './routes/runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
+import { registerMemberRoutes } from './routes/members.js';
+import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { createWebRouter } from './web.js';
@@ -123,10 +125,12 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerSigningKeyRoutes(routes, deps);
+  registerSecretRoutes(routes, deps);
   registerAuthRoutes(routes, deps);
   registerDeviceRoutes(routes, deps);
   registerApiKeyRoutes(routes, deps);
   registerAccountRoutes(routes, deps);
+  registerMemberRoutes(routes, deps);
   registerAnalysisRoutes(routes, deps);
   registerNotificationRoutes(routes, deps);
   registerConfigRoutes(routes, deps);

@@ -1,5 +1,5 @@
 import { baseConfigShape, loadConfig, tracingConfigSchema, type TracingConfig } from '@kairos/runtime';
-import { parseMasterKey } from '@kairos/core';
+import { parseMasterKeys } from '@kairos/core';
 import { z } from 'zod';
 import { parseTrustProxy } from './http/trust-proxy.js';
 
@@ -142,15 +142,19 @@ const schema = z
       .refine((value) => {
         if (value === undefined || value.trim() === '') return true;
         try {
-          parseMasterKey(value);
+          parseMasterKeys(value);
           return true;
         } catch {
           return false;
         }
-      }, 'must be 64 hexadecimal characters or base64 of 32 bytes (generate one with: openssl rand -hex 32)')
+      }, 'must be 64 hexadecimal characters or base64 of 32 bytes (generate one with: openssl rand -hex 32), or id:key,id:key')
       .describe(
-        'Encrypts signing keys at rest (AES-256-GCM): 64 hex characters or base64 of 32 bytes. Unset outside production: a development key in `.kairos/master.key`. Required when NODE_ENV=production.',
+        'Encrypts signing keys and shared secrets at rest (AES-256-GCM): 64 hex characters or base64 of 32 bytes, or `id:key` pairs separated by commas, current first. Unset outside production: a development key in `.kairos/master.key`. Required when NODE_ENV=production (or KAIROS_MASTER_KEY_FILE).',
       ),
+    KAIROS_MASTER_KEY_FILE: z
+      .string()
+      .optional()
+      .describe('A file of master keys: one key, or `id:key` lines, current first (docs/operations/master-key.md); wins over KAIROS_MASTER_KEY.'),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;
@@ -186,6 +190,7 @@ export const loadApiConfig = (env: NodeJS.ProcessEnv = process.env): ApiConfig =
 const cliSchema = z.object({
   DATABASE_URL: z.string().default('postgresql://postgres@127.0.0.1:5432/kairos'),
   KAIROS_MASTER_KEY: z.string().optional(),
+  KAIROS_MASTER_KEY_FILE: z.string().optional(),
   NODE_ENV: z.string().optional(),
   // login-link: the link must point at the running api (same defaults as the api's schema).
   KAIROS_ADMIN_EMAIL: z.string().default('admin@localhost'),

@@ -128,6 +128,7 @@ export async function main(): Promise<void> {
 function resolveMasterKeyFromConfig(config: ApiConfig, logger: Logger): Buffer {
   return resolveMasterKey({
     value: config.KAIROS_MASTER_KEY,
+    file: config.KAIROS_MASTER_KEY_FILE,
     nodeEnv: config.NODE_ENV,
     warn: (message) => logger.warn(message),
   });

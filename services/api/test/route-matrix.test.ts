@@ -36,6 +36,12 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   createNotificationChannel: () => ({ name: 'sample', type: 'webhook', url: 'https://hooks.test.invalid/' }),
   planConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
   applyConfig: () => ({ apiVersion: 'kairos/v1', jobs: [] }),
+  createSecret: () => ({ name: 'SAMPLE', value: 'sample' }),
+  updateSecret: () => ({ value: 'changed' }),
+  updateMember: () => ({ role: 'owner' }),
+  createInvitation: () => ({ email: 'sample@example.test', role: 'viewer' }),
+  acceptInvitation: () => ({ token: 'kinv_unknown' }),
+  switchAccount: () => ({ accountId: '01a22431-62b7-700b-a405-47a494a1ee99' }),
 };
 
 let harness: ApiHarness;
@@ -55,7 +61,18 @@ beforeAll(async () => {
     deviceClientName: 'matrix',
   });
   aliceToken = resources.accessToken;
-  aliceIds = { ...resources.ids, keyId: alice.apiKeyId, accountId: alice.accountId };
+  await harness.client(alice.apiKey).post('/api/secrets', { name: 'ALICE', value: 'hers' });
+  const invitation = await harness
+    .client(alice.apiKey)
+    .post('/api/account/invitations', { email: 'guest@example.test', role: 'viewer' });
+  aliceIds = {
+    ...resources.ids,
+    keyId: alice.apiKeyId,
+    accountId: alice.accountId,
+    name: 'ALICE',
+    userId: alice.userId,
+    invitationId: invitation.body.id,
+  };
 });
 afterAll(() => harness.close());
 
@@ -86,6 +103,8 @@ function call(
       return client.delete(path);
     case 'patch':
       return client.patch(path, body);
+    case 'put':
+      return client.put(path, body);
     default:
       return client.post(path, body);
   }
@@ -106,6 +125,9 @@ async function snapshotOf(accountId: string) {
     signingKey: await harness.db.prisma.signingKey.findUnique({ where: { accountId } }),
     auditEvents: await harness.db.prisma.auditEvent.count({ where: { accountId } }),
     users: await harness.db.prisma.user.findMany({ where: { accountId } }),
+    secrets: await harness.db.prisma.secret.findMany(where),
+    memberships: await harness.db.prisma.membership.findMany({ where: { accountId }, orderBy: { userId: 'asc' } }),
+    invitations: await harness.db.prisma.invitation.findMany(where),
   };
 }
 

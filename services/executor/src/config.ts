@@ -64,6 +64,14 @@ const schema = z.object({
     .describe(
       "Decrypts the signing keys that sign outbound requests: the api's value. Required when NODE_ENV=production.",
     ),
+  KAIROS_MASTER_KEY: z
+    .string()
+    .optional()
+    .describe('The master key (or `id:key` pairs, current first) that opens shared secrets and signing keys; as the api.'),
+  KAIROS_MASTER_KEY_FILE: z
+    .string()
+    .optional()
+    .describe('A file of master keys: one key, or `id:key` lines, current first; as the api.'),
   /** SMTP server for email notification channels, e.g. smtp://user:pass@mail.internal:587 (unset: no email). */
   KAIROS_SMTP_URL: z
     .url()

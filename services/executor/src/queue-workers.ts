@@ -52,6 +52,7 @@ import { Retries } from './retry.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunningLock } from './running-lock.js';
 import { SigningKeys } from './signing-keys.js';
+import { SecretResolver } from './secrets.js';
 
 /**
  * How soon a job in flight in a killed executor is delivered again (bound 60 s). BullMQ
@@ -183,6 +184,12 @@ export class Executor {
     // One installation's planners, whatever the shards: read once per executor (planner-presence.ts).
     const plannerPresence = new PlannerPresence(producer, options.prefix);
     const signingKeys = new SigningKeys(options.masterKey);
+    const secrets = new SecretResolver({
+      db: options.db,
+      redis: producer,
+      prefix: options.prefix,
+      masterKey: options.masterKey,
+    });
     const responseRules = new ResponseRulesCache();
     // One set of call slots for the whole process, every shard and Test now runs alike.
     const callSlots = createCallSlots(options.concurrency, (options.responseMemoryMb ?? RESPONSE_MEMORY_MB) * 1024);
@@ -230,6 +237,7 @@ export class Executor {
         }),
         retries: new Retries({ db: options.db, redis: producer, prefix, now }),
         signingKeys,
+        secrets,
         responseRules,
         callSlots,
         now,

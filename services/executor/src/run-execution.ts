@@ -12,19 +12,28 @@
  * skip is not caused by staleness, queue-workers.ts asks the scheduler to recompute so the endpoint's next
  * execution reflects the state that caused the skip.
  */
-import { MAX_DISPATCH_WAIT_MS, type RunAttemptRecord } from '@kairos/core';
+import {
+  MAX_DISPATCH_WAIT_MS,
+  maskSecrets,
+  maskSecretsDeep,
+  referencedSecretNames,
+  substituteSecrets,
+  substituteSecretsDeep,
+  type RunAttemptRecord,
+} from '@kairos/core';
 import { type Database } from '@kairos/db';
 import { loadExecutionTarget, type ExecutionTarget, type PlannedRun, type RunOutcome } from '@kairos/db/system';
 import { currentTraceparent, type DueJobRef, type TestRunPayload, type TestRunResult } from '@kairos/queue';
 import { metrics } from '@kairos/runtime';
 import { traceOutboundCall } from './call-span.js';
-import type { HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
+import type { HttpErrorKind, HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { CallSlots } from './call-slots.js';
 import { judgeCall, withRuleOutcome, type ResponseRulesCache } from './response-rules.js';
 import type { Retries } from './retry.js';
 import type { RunRecorder } from './run-recorder.js';
 import type { SigningKeys } from './signing-keys.js';
+import type { SecretResolver } from './secrets.js';
 
 export type { SkipReason } from './admission.js';
 
@@ -46,6 +55,8 @@ export interface ExecuteDeps {
   retries: Retries;
   /** The accounts' signing keys, decrypted once per stored value (signing-keys.ts). */
   signingKeys: SigningKeys;
+  /** Shared secrets referenced by endpoints, resolved at call time (secrets.ts). */
+  secrets?: SecretResolver;
   /** Endpoints' response rules, compiled once per text (response-rules.ts). */
   responseRules: ResponseRulesCache;
   /**
@@ -184,6 +195,78 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
  * card's shape.
  */
 export async function callEndpoint(
+  deps: Pick<ExecuteDeps, 'http' | 'signingKeys' | 'now' | 'secrets'>,
+  target: ExecutionTarget,
+  runId: string,
+  scheduledAt: Date,
+): Promise<HttpOutcome> {
+  // Shared secrets: only a target with `{{` somewhere looks further (referencedSecretNames).
+  const names = referencedSecretNames(target.url, target.headers, target.body);
+  if (names.length === 0) return callResolvedEndpoint(deps, target, runId, scheduledAt);
+  let resolved: Awaited<ReturnType<SecretResolver['resolve']>>;
+  try {
+    resolved = deps.secrets ? await deps.secrets.resolve(target.accountId, names) : { ok: false, missing: names };
+  } catch (error) {
+    return failedBeforeSending(
+      deps.now(),
+      'invalid_request',
+      `shared secrets could not be read: ${(error as Error).message}`,
+    );
+  }
+  if (!resolved.ok) {
+    const list = resolved.missing.join(', ');
+    return failedBeforeSending(
+      deps.now(),
+      'secret_missing',
+      `the account has no secret named ${list} (referenced as ${resolved.missing.map((name) => `{{secrets.${name}}}`).join(', ')}); the request was not sent`,
+    );
+  }
+  const { values } = resolved;
+  const headers = target.headers
+    ? Object.fromEntries(
+        Object.entries(target.headers).map(([name, value]) => [name, substituteSecrets(value, values)]),
+      )
+    : target.headers;
+  const outcome = await callResolvedEndpoint(
+    deps,
+    {
+      ...target,
+      url: substituteSecrets(target.url, values, encodeURIComponent),
+      headers,
+      body: substituteSecretsDeep(target.body, values) as ExecutionTarget['body'],
+    },
+    runId,
+    scheduledAt,
+  );
+  // What is recorded (and logged, and shown) names the secret, never its value.
+  const mask = (text: string | null) => (text === null ? null : maskSecrets(text, values));
+  return {
+    ...outcome,
+    errorMessage: mask(outcome.errorMessage),
+    finalUrl: mask(outcome.finalUrl),
+    responseBody: maskSecretsDeep(outcome.responseBody, values),
+  };
+}
+
+function failedBeforeSending(now: Date, errorKind: HttpErrorKind, errorMessage: string): HttpOutcome {
+  return {
+    status: 'failed',
+    statusCode: null,
+    durationMs: 0,
+    startedAt: now,
+    completedAt: now,
+    responseBody: null,
+    responseFormat: null,
+    responseTruncated: false,
+    responseBodyAltered: false,
+    responseSizeBytes: null,
+    errorKind,
+    errorMessage,
+    finalUrl: null,
+  };
+}
+
+async function callResolvedEndpoint(
   deps: Pick<ExecuteDeps, 'http' | 'signingKeys' | 'now'>,
   target: ExecutionTarget,
   runId: string,

@@ -9,6 +9,7 @@ const logger = createLogger('executor', config.LOG_LEVEL);
 const masterKey = loadConfigOrExit(() =>
   resolveMasterKey({
     value: config.KAIROS_MASTER_KEY,
+    file: config.KAIROS_MASTER_KEY_FILE,
     nodeEnv: config.NODE_ENV,
     warn: (message) => logger.warn(message),
   }),

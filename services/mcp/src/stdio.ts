@@ -7,7 +7,12 @@ import { hostname } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { apiKeyCredentials, createKairosClient } from '@kairos/client';
 import { TokenStore } from '@kairos/client/node';
-import { KAIROS_MCP_SERVER_VERSION, KAIROS_TOOL_NAMES, createKairosMcpServer } from '@kairos/mcp-tools';
+import {
+  KAIROS_MCP_SERVER_VERSION,
+  KAIROS_TOOL_NAMES,
+  createKairosMcpServer,
+  isReadOnlyCredential,
+} from '@kairos/mcp-tools';
 import { loadMcpConfig } from './config.js';
 import { DEFAULT_LOGIN_WAIT_MS, DeviceLogin } from './device-login.js';
 
@@ -39,7 +44,9 @@ export async function runStdioServer(options: StdioServerOptions = {}): Promise<
     credentials: deviceLogin ?? apiKeyCredentials(config.apiKey!),
     userAgent: `kairos-mcp/${KAIROS_MCP_SERVER_VERSION}`,
   });
-  const server = createKairosMcpServer({ api });
+  // An API key that may only read is offered the read tools only (a device sign-in has no credential yet).
+  const readOnly = config.apiKey ? await isReadOnlyCredential(api).catch(() => false) : false;
+  const server = createKairosMcpServer({ api, readOnly });
   const shutdown = () => {
     deviceLogin?.stop();
     void server.close().finally(() => process.exit(0));

@@ -10,6 +10,7 @@
  * A section left out is not managed: it is neither compared nor pruned. A field left out of an
  * endpoint means its default, as on create (the document is the whole configuration).
  */
+import { secretName } from '../shared-secrets.js';
 import { z } from 'zod';
 import { resourceKey } from '../schemas/common.js';
 import { createEndpointInput } from '../schemas/endpoint.js';
@@ -71,6 +72,16 @@ export const configDocument = z
     notificationChannels: z.array(createNotificationChannelInput).optional().meta({
       description: 'Notification channels, named by name; left out: channels are not managed by this document',
     }),
+    secrets: z
+      .array(secretName)
+      .max(1000, 'at most 1000 secret names')
+      .optional()
+      .meta({
+        description:
+          'Names of shared secrets that must exist in the account (values are never part of a document; ' +
+          'set them with POST /api/secrets). The plan reports a missing one, and any {{secrets.NAME}} an ' +
+          'endpoint references that the account lacks, as an issue.',
+      }),
   })
   .meta({
     id: 'ConfigDocument',

@@ -27,7 +27,14 @@ export function exportConfig(state: ConfigState): Record<string, unknown> {
       ),
     };
   });
-  return { apiVersion: CONFIG_API_VERSION, jobs, notificationChannels: state.channels.map(exportChannel) };
+  const secrets = state.secretNames ?? [];
+  return {
+    apiVersion: CONFIG_API_VERSION,
+    jobs,
+    notificationChannels: state.channels.map(exportChannel),
+    // Names only, and only when the account has shared secrets.
+    ...(secrets.length > 0 ? { secrets: [...secrets].sort() } : {}),
+  };
 }
 
 function exportChannel(channel: StoredChannel): Record<string, unknown> {

@@ -9,6 +9,7 @@
  * job or endpoint without a key is matched by the key an export derives for it (keys.ts); the plan
  * then sets that key, so the next plan matches it by its own.
  */
+import { referencedSecretNames } from '../shared-secrets.js';
 import { dequal } from 'dequal/lite';
 import type { FieldIssue } from '../schemas/endpoint.js';
 import { checkResponseRules, type ResponseRule } from '../schemas/response-rules.js';
@@ -48,6 +49,8 @@ export interface StoredChannel {
 export interface ConfigState {
   jobs: StoredJob[];
   channels: StoredChannel[];
+  /** Names of the account's shared secrets (their values are never loaded here). */
+  secretNames?: string[];
 }
 
 export type ConfigKind = 'job' | 'endpoint' | 'notificationChannel';
@@ -116,7 +119,34 @@ export function planConfig(document: ConfigDocument, state: ConfigState, options
   };
   if (document.jobs) planJobs(document.jobs, state.jobs, options, plan, add);
   if (document.notificationChannels) planChannels(document.notificationChannels, state.channels, options, plan, add);
+  plan.issues.push(...missingSecrets(document, state.secretNames ?? []));
   return plan;
+}
+
+/** Declared or referenced shared secrets the account does not have: the runs would fail (secret_missing). */
+function missingSecrets(document: ConfigDocument, existing: string[]): FieldIssue[] {
+  const have = new Set(existing);
+  const issues: FieldIssue[] = [];
+  (document.secrets ?? []).forEach((name, index) => {
+    if (!have.has(name)) {
+      issues.push({
+        field: `secrets[${index}]`,
+        message: `the account has no secret named ${name} (POST /api/secrets)`,
+      });
+    }
+  });
+  (document.jobs ?? []).forEach((job, jobIndex) =>
+    job.endpoints.forEach((endpoint, endpointIndex) => {
+      for (const name of referencedSecretNames(endpoint.url, endpoint.headersJson, endpoint.bodyJson)) {
+        if (have.has(name)) continue;
+        issues.push({
+          field: `jobs[${jobIndex}].endpoints[${endpointIndex}]`,
+          message: `references {{secrets.${name}}}, and the account has no secret named ${name}`,
+        });
+      }
+    }),
+  );
+  return issues;
 }
 
 type Add = (change: ConfigChange, operation: ConfigOperation) => void;

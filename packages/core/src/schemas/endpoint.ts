@@ -458,12 +458,24 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
 }
 
 /** Headers as every response shows them: sensitive values replaced by the mask. */
+/**
+ * A value that holds shared-secret references and at most a scheme word (`Bearer {{secrets.TOKEN}}`)
+ * shows no secret: it is answered as written, so the reference stays visible.
+ */
+const SECRET_REFERENCE = /\{\{\s*secrets\.[A-Za-z_][A-Za-z0-9_]{0,63}\s*\}\}/g;
+const SCHEME_WORD_ONLY = /^[A-Za-z-]{0,20} *$/;
+function onlySecretReferences(value: string): boolean {
+  if (!value.includes('{{')) return false;
+  const rest = value.replace(SECRET_REFERENCE, '');
+  return rest !== value && SCHEME_WORD_ONLY.test(rest);
+}
+
 export function maskHeaders(headers: Record<string, string> | null): Record<string, string> | null {
   if (!headers) return null;
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [
       name,
-      SENSITIVE_HEADER_PATTERN.test(name) ? MASKED_HEADER_VALUE : value,
+      SENSITIVE_HEADER_PATTERN.test(name) && !onlySecretReferences(value) ? MASKED_HEADER_VALUE : value,
     ]),
   );
 }

@@ -84,7 +84,8 @@ export const runRecord = z
       .meta({
         description:
           'When failed: timeout, http_status, network, blocked, too_large, invalid_request, assertion_failed ' +
-          '(the response failed a successWhen condition; errorMessage names it and the value seen) or record_error ' +
+          '(the response failed a successWhen condition; errorMessage names it and the value seen), secret_missing ' +
+          '(a {{secrets.NAME}} reference names no secret of the account; errorMessage names it) or record_error ' +
           '(the call completed but the run could not be stored as it came back: status code and timing kept, ' +
           'body dropped, errorMessage says why) (open list)',
       }),

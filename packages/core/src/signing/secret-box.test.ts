@@ -42,12 +42,18 @@ describe('encryptSecret / decryptSecret', () => {
     expect(() => decryptSecret(flipBit(encoded, partIndex), MASTER_KEY)).toThrow(/failed authentication/);
   });
 
-  it.each(['', 'v1.abc', 'v2.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA==.AA==', SIGNING_KEY])(
+  it.each(['', 'v1.abc', 'v3.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA==.AA==', SIGNING_KEY])(
     'rejects a malformed value %j',
     (encoded) => {
       expect(() => decryptSecret(encoded, MASTER_KEY)).toThrow(/not in the v1 format/);
     },
   );
+
+  it('rejects a value sealed by a named key this master key does not hold', () => {
+    expect(() => decryptSecret('v2.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA==.AA==', MASTER_KEY)).toThrow(
+      /master key AAAAAAAAAAAAAAAA, which is not configured/,
+    );
+  });
 
   it('refuses a master key of the wrong length', () => {
     expect(() => encryptSecret(SIGNING_KEY, randomBytes(16))).toThrow(/32 bytes/);

@@ -5,9 +5,15 @@
  * falls back to anonymous. The refusal is held on the request until the rate limiter has counted
  * it against the caller's IP (rejectRefusedCredentials), so guessing keys is throttled too.
  */
-import { AppError, hashSecret } from '@kairos/core';
+import { AppError, effectiveRole, hashSecret, type ApiKeyScope, type MemberRole } from '@kairos/core';
 import { type Account, type Database } from '@kairos/db';
-import { findAccessTokenBySecret, findApiKeyBySecret, touchAccessToken, touchApiKey } from '@kairos/db/system';
+import {
+  findAccessTokenBySecret,
+  findApiKeyBySecret,
+  findMemberRole,
+  touchAccessToken,
+  touchApiKey,
+} from '@kairos/db/system';
 import type { NextFunction, Request, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { AuthContext } from './context.js';
@@ -47,6 +53,17 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
  * entry is ≈ 0.5 KB (a 64-character hash and its context), so ≤ ≈ 5 MB (docs/operations/memory.md).
  */
 export const CREDENTIAL_CACHE_MAX = 10_000;
+
+/**
+ * The role a credential of a user acts with in an account. A credential whose user is no longer a
+ * member is refused; a key that belongs to no user (created by the operator CLI) acts as an owner.
+ */
+async function credentialRole(db: Database, userId: string | null, accountId: string): Promise<MemberRole> {
+  if (!userId) return 'owner';
+  const role = await findMemberRole(db, userId, accountId);
+  if (!role) throw new AppError('FORBIDDEN', "this credential's user is no longer a member of its account");
+  return role;
+}
 
 interface SecretLookup {
   context: AuthContext;
@@ -126,6 +143,11 @@ abstract class CachedSecretAuthenticator implements Authenticator {
     for (const [hash] of hashes) this.cache.delete(hash);
   }
 
+  /** Drops every cached credential of a user (called when their role or membership changes). */
+  evictUser(userId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.context.userId === userId) this.cache.delete(hash);
+  }
+
   /** Drops every cached credential of an account (called when an operator disables it). */
   evictAccount(accountId: string): void {
     const hashes = [...this.cache.entries()].filter(([, entry]) => entry.context.accountId === accountId);
@@ -143,12 +165,21 @@ export class ApiKeyAuthenticator extends CachedSecretAuthenticator {
   }
 
   protected async lookup(raw: string): Promise<SecretLookup | null> {
-    const key = await findApiKeyBySecret(this.db, raw);
+    const key = await findApiKeyBySecret(this.db, raw, this.now());
     if (!key) return null;
+    const scope = key.scope === 'read' ? 'read' : 'write';
+    const role = effectiveRole(await credentialRole(this.db, key.userId, key.accountId), scope);
     return {
-      context: { accountId: key.accountId, userId: key.userId, actor: { type: 'api_key', id: key.id } },
+      context: {
+        accountId: key.accountId,
+        userId: key.userId,
+        actor: { type: 'api_key', id: key.id },
+        role,
+        scope: scope satisfies ApiKeyScope,
+      },
       account: key.account,
       lastUsedAt: key.lastUsedAt,
+      expiresAt: key.expiresAt ?? undefined,
     };
   }
 
@@ -194,8 +225,15 @@ export class AccessTokenAuthenticator extends CachedSecretAuthenticator {
   protected async lookup(raw: string): Promise<SecretLookup | null> {
     const token = await findAccessTokenBySecret(this.db, raw, this.now());
     if (!token) return null;
+    const role = await credentialRole(this.db, token.userId, token.accountId);
     return {
-      context: { accountId: token.accountId, userId: token.userId, actor: { type: 'access_token', id: token.id } },
+      context: {
+        accountId: token.accountId,
+        userId: token.userId,
+        actor: { type: 'access_token', id: token.id },
+        role,
+        scope: 'write',
+      },
       account: token.account,
       lastUsedAt: token.lastUsedAt,
       expiresAt: token.expiresAt,

@@ -15,6 +15,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, generateSecret, hashSecret } from '@kairos/core';
 import { type Database } from '@kairos/db';
+import type { SessionWithUser } from '@kairos/db/system';
 import { createWebSession, findLiveWebSession, touchWebSession } from '@kairos/db/system';
 import type { CookieOptions, Request, Response } from 'express';
 import type { Authenticator } from './authenticate.js';
@@ -56,6 +57,22 @@ export function hasValidCsrfToken(req: Request, csrfToken: string): boolean {
 }
 
 /**
+ * The account a session acts for: the one it switched to (POST /api/account/switch) while the user is
+ * still its member, else the account the user signed up with, else the user's oldest membership.
+ */
+export function currentMembership(
+  session: SessionWithUser,
+): SessionWithUser['user']['memberships'][number] | undefined {
+  const { memberships } = session.user;
+  const of = (accountId: string | null) => memberships.find((membership) => membership.accountId === accountId);
+  return (
+    of(session.accountId) ??
+    of(session.user.accountId) ??
+    [...memberships].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())[0]
+  );
+}
+
+/**
  * The session cookie. An unknown, expired or revoked cookie is ignored (the browser sends stale
  * cookies on its own; public pages must keep working), so protected routes answer 401.
  */
@@ -71,7 +88,9 @@ export class SessionAuthenticator implements Authenticator {
     const now = this.now();
     const session = await findLiveWebSession(this.db, hashSecret(raw), now);
     if (!session) return undefined;
-    if (session.user.account.disabledAt) throw new AppError('FORBIDDEN', 'this account is disabled');
+    const membership = currentMembership(session);
+    if (!membership) throw new AppError('FORBIDDEN', 'you are no longer a member of any account');
+    if (membership.account.disabledAt) throw new AppError('FORBIDDEN', 'this account is disabled');
     if (!SAFE_METHODS.has(req.method) && !hasValidCsrfToken(req, session.csrfToken)) {
       throw new AppError('FORBIDDEN', 'missing or invalid CSRF token (send the X-CSRF-Token header)', {
         header: 'X-CSRF-Token',
@@ -81,9 +100,11 @@ export class SessionAuthenticator implements Authenticator {
       touchWebSession(this.db, session.id, now).catch(() => undefined);
     }
     return {
-      accountId: session.user.accountId,
+      accountId: membership.accountId,
       userId: session.userId,
       actor: { type: 'user', id: session.userId },
+      role: membership.role,
+      scope: 'write',
       sessionId: session.id,
     };
   }

@@ -19,9 +19,11 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { AppError, isId, quotaOverridesInput, tierLimits } from '@kairos/core';
+import { AppError, currentMasterKeyId, isId, quotaOverridesInput, tierLimits } from '@kairos/core';
 import { createApiKey, createDatabase, getAccount, recordAudit, type Database, type Tier } from '@kairos/db';
 import {
+  countValuesUnderOldKeys,
+  rotateMasterKey,
   createAccount,
   revokeApiKeyAsOperator,
   setUserRole,
@@ -74,6 +76,7 @@ async function run(argv: string[]): Promise<void> {
       operator: { type: 'boolean', default: false },
       role: { type: 'string' },
       ...Object.fromEntries(QUOTA_OPTIONS.map((quota) => [quota, { type: 'string' as const }])),
+      'batch-size': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -89,6 +92,7 @@ async function run(argv: string[]): Promise<void> {
     // Same resolution as the api service (KAIROS_MASTER_KEY, else the development key file).
     const masterKey = resolveMasterKey({
       value: config.KAIROS_MASTER_KEY,
+      file: config.KAIROS_MASTER_KEY_FILE,
       nodeEnv: config.NODE_ENV,
       warn: (message) => console.error(`kairos: ${message}`),
     });
@@ -148,6 +152,47 @@ async function run(argv: string[]): Promise<void> {
         },
         `api key ${record.id} (${record.prefix}…) for account ${account.id}\napi key (shown once): ${raw}`,
       );
+    });
+    return;
+  }
+
+  if (group === 'master-key' && command === 'rotate') {
+    const batchSize = values['batch-size'] === undefined ? 500 : Number(values['batch-size']);
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+      throw new UsageError('--batch-size must be an integer from 1 to 10000');
+    }
+    const masterKey = resolveMasterKey({
+      value: config.KAIROS_MASTER_KEY,
+      file: config.KAIROS_MASTER_KEY_FILE,
+      nodeEnv: config.NODE_ENV,
+      warn: (message) => console.error(`kairos: ${message}`),
+    });
+    const currentId = currentMasterKeyId(masterKey);
+    if (currentId === null) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        'rotation needs named master keys: KAIROS_MASTER_KEY_FILE (or KAIROS_MASTER_KEY) as id:key lines, the new key first',
+      );
+    }
+    await withDatabase(async (db) => {
+      const totals = await rotateMasterKey(db, masterKey, {
+        batchSize,
+        onBatch: (progress) => {
+          if (!values.json)
+            console.error(`kairos: ${progress.table}.${progress.column}: ${progress.reencrypted} re-encrypted`);
+        },
+      });
+      const remaining = await countValuesUnderOldKeys(db, masterKey);
+      const reencrypted = totals.reduce((sum, total) => sum + total.reencrypted, 0);
+      print(
+        values.json,
+        { currentKeyId: currentId, reencrypted, remaining, tables: totals },
+        `${reencrypted} values re-encrypted under master key ${currentId}; ${remaining} still under another key` +
+          (remaining === 0
+            ? ' (the old keys can be removed once every service runs with this key first)'
+            : ' (run again)'),
+      );
+      if (remaining > 0) process.exitCode = 1;
     });
     return;
   }
@@ -225,6 +270,7 @@ async function run(argv: string[]): Promise<void> {
         masterKey: () =>
           resolveMasterKey({
             value: config.KAIROS_MASTER_KEY,
+            file: config.KAIROS_MASTER_KEY_FILE,
             nodeEnv: config.NODE_ENV,
             warn: (message) => console.error(`kairos: ${message}`),
           }),

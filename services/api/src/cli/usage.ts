@@ -8,7 +8,7 @@ import { quotaOverridesInput } from '@kairos/core';
 export const QUOTA_OPTIONS = Object.keys(quotaOverridesInput.shape) as (keyof typeof quotaOverridesInput.shape)[];
 
 /** The first word of every operator command: how `pnpm kairos` tells them from the user commands. */
-export const OPERATOR_COMMANDS = ['accounts', 'keys', 'users', 'login-link'] as const;
+export const OPERATOR_COMMANDS = ['accounts', 'keys', 'users', 'login-link', 'master-key'] as const;
 
 export const OPERATOR_USAGE = `  kairos accounts create --email <email> [--name <name>] [--tier free|pro|enterprise] [--operator] [--json]
   kairos login-link [--email <email>] [--json]
@@ -19,4 +19,5 @@ export const OPERATOR_USAGE = `  kairos accounts create --email <email> [--name 
   kairos accounts set-quota <accountId> --<quota> <n|default> ... [--json]
       quotas: ${QUOTA_OPTIONS.join(', ')}
   kairos accounts disable <accountId> [--json]
-  kairos accounts enable <accountId> [--json]`;
+  kairos accounts enable <accountId> [--json]
+  kairos master-key rotate [--batch-size <n>] [--json]`;

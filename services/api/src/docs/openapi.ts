@@ -4,7 +4,7 @@
  */
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from 'zod-openapi';
 import { z } from 'zod';
-import type { RegisteredRoute } from '../http/route.js';
+import { leastRole, type RegisteredRoute } from '../http/route.js';
 
 export const API_VERSION = '0.1.0';
 
@@ -19,7 +19,8 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: spec.tags,
-      ...(spec.public ? { security: [] } : {}),
+      // The least role that may call the operation (a read-scoped key acts as a viewer).
+      ...(spec.public ? { security: [] } : { 'x-kairos-role': leastRole(spec) }),
       // Credential management: an API key (or the web UI's session), never a device access token.
       ...(spec.refusesAccessTokens ? { security: [{ apiKey: [] }] } : {}),
       requestParams: {

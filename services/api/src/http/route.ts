@@ -2,7 +2,7 @@
  * One definition per route: the express handler and the OpenAPI operation are built from the same
  * object, so the documentation cannot drift from what the server validates.
  */
-import { AppError, isId, notFound } from '@kairos/core';
+import { AppError, isId, notFound, roleAtLeast, type MemberRole } from '@kairos/core';
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
@@ -33,6 +33,12 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
    * token that outlives its own revocation.
    */
   refusesAccessTokens?: boolean;
+  /**
+   * The least role that may call the route (packages/core/src/roles.ts). Default: viewer for GET,
+   * editor for every other method. A read-scoped API key acts as a viewer, whatever its creator's role.
+   * Checked here, before anything else runs (leastRole, roleGate): no handler checks a role itself.
+   */
+  role?: MemberRole;
   query?: Q;
   body?: B;
   /** Media types the body is accepted in (default application/json); documentation only. */
@@ -71,7 +77,33 @@ const RESOURCE_OF_PARAM: Record<string, string> = {
   tokenId: 'access token',
   accountId: 'account',
   channelId: 'notification channel',
+  userId: 'member',
+  invitationId: 'invitation',
 };
+
+/** The least role of a route: its declared role, else viewer for GET and editor for writes. */
+export function leastRole(spec: Pick<RouteSpec, 'method' | 'role'>): MemberRole {
+  return spec.role ?? (spec.method === 'get' ? 'viewer' : 'editor');
+}
+
+/**
+ * 403 FORBIDDEN when the caller's role (a read-scoped key's: viewer) is below the route's least role.
+ * Unauthenticated and public requests pass (the route decides).
+ */
+export function roleRefusal(spec: Pick<RouteSpec, 'method' | 'role' | 'public'>, auth: AuthContext | undefined) {
+  if (!auth || spec.public) return undefined;
+  const requiredRole = leastRole(spec);
+  if (!roleAtLeast(auth.role, requiredRole)) {
+    const who =
+      auth.scope === 'read' ? 'this API key is read-only (scope read): it acts as a viewer' : `you are ${auth.role}`;
+    return new AppError('FORBIDDEN', `this needs the ${requiredRole} role or more; ${who}`, {
+      role: auth.role,
+      requiredRole,
+      scope: auth.scope,
+    });
+  }
+  return undefined;
+}
 
 /** 403 for a device access token on a route that manages credentials (RouteSpec.refusesAccessTokens). */
 export const accessTokenRefused = (): AppError =>
@@ -96,7 +128,10 @@ export class RouteRegistry {
     handler: (input: HandlerInput<z.output<Q>, z.output<B>>) => Promise<HandlerResult>,
   ): void {
     this.routes.push({ spec: spec as unknown as RouteSpec });
-    this.router[spec.method](spec.path, async (req: Request, res: Response) => {
+    // The role gate runs before validation: a refused caller learns nothing from the body's errors.
+    const roleGate = (req: Request, _res: Response, next: (error?: unknown) => void) =>
+      next(roleRefusal(spec, req.auth));
+    this.router[spec.method](spec.path, roleGate, async (req: Request, res: Response) => {
       const params = req.params as Record<string, string>;
       assertStorableInput({ params, query: req.query, body: req.body });
       // Ids are opaque: a malformed one names nothing, exactly like an unknown one.

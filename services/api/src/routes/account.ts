@@ -163,6 +163,7 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
     {
       method: 'patch',
       path: '/api/account/settings',
+      role: 'admin',
       operationId: 'updateAccountSettings',
       summary: 'Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds)',
       description:
@@ -194,6 +195,7 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
     {
       method: 'get',
       path: '/api/audit-events',
+      role: 'admin',
       operationId: 'listAuditEvents',
       summary: "The account's audit log, newest first",
       description:

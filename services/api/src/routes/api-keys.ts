@@ -5,7 +5,7 @@
  * SHA-256 only. Revocation takes effect at once in this process and within
  * KAIROS_AUTH_CACHE_SECONDS (default 10 s) in other api replicas.
  */
-import { AppError, trimmedName } from '@kairos/core';
+import { API_KEY_SCOPES, AppError, trimmedName } from '@kairos/core';
 import { createApiKey, listApiKeys, revokeApiKey, type ApiKey } from '@kairos/db';
 import { z } from 'zod';
 import { audit } from '../audit.js';
@@ -21,6 +21,11 @@ const apiKeyRecord = z
     createdAt: isoTime,
     lastUsedAt: isoTime.nullable().meta({ description: 'Updated at most once a minute' }),
     revokedAt: isoTime.nullable(),
+    scope: z.enum(API_KEY_SCOPES).meta({
+      description:
+        "read: acts as a viewer (reads only); write: everything its creator's role allows (checked on every call)",
+    }),
+    expiresAt: isoTime.nullable().meta({ description: 'The key stops working at this time; null: never' }),
   })
   .meta({ id: 'ApiKey' });
 
@@ -28,7 +33,18 @@ const createdApiKey = apiKeyRecord
   .extend({ apiKey: z.string().meta({ description: 'The key: send as x-api-key. Shown only now' }) })
   .meta({ id: 'CreatedApiKey' });
 
-const createApiKeyInput = z.strictObject({ name: trimmedName }).meta({ id: 'CreateApiKeyInput' });
+const createApiKeyInput = z
+  .strictObject({
+    name: trimmedName,
+    scope: z.enum(API_KEY_SCOPES).default('write').meta({
+      description: 'read: acts as a viewer (and is offered the read-only MCP tools); write (default): as its creator',
+    }),
+    expiresAt: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .meta({ description: 'When the key stops working (ISO 8601, in the future); omitted: never' }),
+  })
+  .meta({ id: 'CreateApiKeyInput' });
 
 function toApiKeyRecord(key: ApiKey) {
   return {
@@ -38,6 +54,8 @@ function toApiKeyRecord(key: ApiKey) {
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: isoOrNull(key.lastUsedAt),
     revokedAt: isoOrNull(key.revokedAt),
+    scope: key.scope === 'read' ? ('read' as const) : ('write' as const),
+    expiresAt: isoOrNull(key.expiresAt),
   };
 }
 
@@ -48,6 +66,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'post',
       path: '/api/api-keys',
+      role: 'admin',
       operationId: 'createApiKey',
       summary: 'Create an API key',
       description: 'The key is in the response only (Cache-Control: no-store); it cannot be read again.',
@@ -60,13 +79,22 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
       },
     },
     async ({ auth, body }) => {
-      const { record, raw } = await createApiKey(deps.db, auth.accountId, body.name, auth.userId);
+      const expiresAt = body.expiresAt ? new Date(body.expiresAt) : null;
+      if (expiresAt && expiresAt.getTime() <= deps.now().getTime()) {
+        throw new AppError('VALIDATION_ERROR', 'expiresAt must be in the future', { field: 'expiresAt' });
+      }
+      // The new key acts for the caller's user, so it never exceeds the caller's role (checked on
+      // every call: demoting the user demotes the key). A key created by a userless key is userless too.
+      const { record, raw } = await createApiKey(deps.db, auth.accountId, body.name, auth.userId, {
+        scope: body.scope,
+        expiresAt,
+      });
       await audit(
         deps,
         auth,
         'api_key.created',
         { type: 'api_key', id: record.id },
-        { name: record.name, prefix: record.prefix },
+        { name: record.name, prefix: record.prefix, scope: record.scope, expiresAt: isoOrNull(record.expiresAt) },
       );
       return {
         status: 201,
@@ -104,6 +132,7 @@ export function registerApiKeyRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'delete',
       path: '/api/api-keys/:keyId',
+      role: 'admin',
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key',
       description: 'The key stops working at once (the key used for this call may revoke itself). Idempotent.',

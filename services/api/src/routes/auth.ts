@@ -2,8 +2,17 @@
  * Who am I, how can I sign in, sign out (JSON). The browser redirects of sign-in itself are in
  * auth/browser-routes.ts.
  */
-import { AppError } from '@kairos/core';
-import { getUserWithAccount, getWebSession, revokeWebSession } from '@kairos/db/system';
+import { API_KEY_SCOPES, AppError, MEMBER_ROLES, hashSecret } from '@kairos/core';
+import { getAccount } from '@kairos/db';
+import {
+  acceptInvitation,
+  findMemberRole,
+  getUserWithAccount,
+  getWebSession,
+  listAccountsOfUser,
+  revokeWebSession,
+  setSessionAccount,
+} from '@kairos/db/system';
 import { z } from 'zod';
 import { audit } from '../audit.js';
 import { clearSessionCookies } from '../auth/sessions.js';
@@ -35,7 +44,16 @@ const sessionRecord = z
       name: z.string().nullable(),
       role: z.enum(['member', 'operator']),
     }),
-    account: z.object({ id: z.string(), name: z.string(), tier: z.enum(['free', 'pro', 'enterprise']) }),
+    account: z
+      .object({ id: z.string(), name: z.string(), tier: z.enum(['free', 'pro', 'enterprise']) })
+      .meta({ description: 'The account the caller acts for (the session may switch: POST /api/account/switch)' }),
+    memberRole: z.enum(MEMBER_ROLES).meta({
+      description: 'The role the caller acts with in account (a read-scoped API key: at most viewer)',
+    }),
+    scope: z.enum(API_KEY_SCOPES).meta({ description: 'read: a read-scoped API key (acts as a viewer)' }),
+    accounts: z
+      .array(z.object({ id: z.string(), name: z.string(), role: z.enum(MEMBER_ROLES) }))
+      .meta({ description: "Every account of the caller's user, the one it signed up with first" }),
     authenticatedBy: z.enum(['session', 'api_key', 'access_token']),
     csrfToken: z.string().nullable().meta({
       description: 'Send as X-CSRF-Token on cookie-authenticated writes; null unless signed in by the session cookie',
@@ -82,9 +100,14 @@ export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
     const user = auth.userId ? await getUserWithAccount(deps.db, auth.userId) : null;
     if (!user) throw new AppError('FORBIDDEN', 'this credential belongs to no user');
     const session = auth.sessionId ? await getWebSession(deps.db, auth.sessionId) : null;
+    const account = (await getAccount(deps.db, auth.accountId)) ?? user.account;
+    const accounts = await listAccountsOfUser(deps.db, user.id);
     return {
       user: { id: user.id, email: user.email, name: user.name, role: user.role },
-      account: { id: user.account.id, name: user.account.name, tier: user.account.tier },
+      account: { id: account.id, name: account.name, tier: account.tier },
+      memberRole: auth.role,
+      scope: auth.scope,
+      accounts: accounts.map(({ accountId, name, role }) => ({ id: accountId, name, role })),
       authenticatedBy: auth.sessionId
         ? ('session' as const)
         : auth.actor.type === 'access_token'
@@ -156,6 +179,78 @@ export function registerAuthRoutes(routes: RouteRegistry, deps: ApiDeps): void {
       }
       clearSessionCookies(req, res, deps.config.KAIROS_PUBLIC_URL);
       return { body: { success: true, signedOut: sessionId !== undefined } };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/account/switch',
+      role: 'viewer',
+      operationId: 'switchAccount',
+      summary: 'Switch the browser session to another account of its user',
+      description:
+        "The session then acts for that account with the user's role there (GET /api/auth/session lists the " +
+        'accounts). Browser sessions only: an API key or access token acts for the account it was made in.',
+      tags: ['Members'],
+      body: z.strictObject({ accountId: z.string() }).meta({ id: 'SwitchAccountInput' }),
+      responses: { 200: { description: 'The caller, now', schema: sessionRecord }, ...errorResponses(400, 404) },
+    },
+    async ({ auth, body }) => {
+      if (!auth.sessionId || !auth.userId) {
+        throw new AppError(
+          'VALIDATION_ERROR',
+          'switching accounts is for browser sessions; a key or token acts for its own account',
+        );
+      }
+      const accounts = await listAccountsOfUser(deps.db, auth.userId);
+      if (!accounts.some((account) => account.accountId === body.accountId)) {
+        throw new AppError('NOT_FOUND', 'account not found', { id: body.accountId });
+      }
+      await setSessionAccount(deps.db, auth.sessionId, body.accountId);
+      const role = accounts.find((account) => account.accountId === body.accountId)!.role;
+      const switched = { ...auth, accountId: body.accountId, role };
+      await audit(deps, switched, 'auth.account_switched', { type: 'account', id: body.accountId });
+      return { body: await describeCaller(switched), headers: { 'Cache-Control': 'no-store' } };
+    },
+  );
+
+  routes.add(
+    {
+      method: 'post',
+      path: '/api/invitations/accept',
+      role: 'viewer',
+      operationId: 'acceptInvitation',
+      summary: "Join an account by an invitation's token",
+      description:
+        "The signed-in user becomes a member with the invitation's role (an existing membership is kept as it is). " +
+        'A token works once, for 7 days. A browser session then switches to the account.',
+      tags: ['Members'],
+      body: z.strictObject({ token: z.string().min(1) }).meta({ id: 'AcceptInvitationInput' }),
+      responses: {
+        200: {
+          description: 'Joined',
+          schema: z.object({ accountId: z.string(), role: z.enum(MEMBER_ROLES) }).meta({ id: 'AcceptedInvitation' }),
+        },
+        ...errorResponses(400, 404),
+      },
+    },
+    async ({ auth, body }) => {
+      if (!auth.userId) throw new AppError('FORBIDDEN', 'this credential belongs to no user');
+      const invitation = await acceptInvitation(deps.db, hashSecret(body.token), auth.userId, deps.now());
+      if (!invitation) {
+        throw new AppError('NOT_FOUND', 'invitation not found: unknown, already used, revoked or expired');
+      }
+      const role = (await findMemberRole(deps.db, auth.userId, invitation.accountId)) ?? invitation.role;
+      if (auth.sessionId) await setSessionAccount(deps.db, auth.sessionId, invitation.accountId);
+      await audit(
+        deps,
+        { ...auth, accountId: invitation.accountId, role },
+        'invitation.accepted',
+        { type: 'invitation', id: invitation.id },
+        { email: invitation.email, before: null, after: { userId: auth.userId, role } },
+      );
+      return { body: { accountId: invitation.accountId, role } };
     },
   );
 }

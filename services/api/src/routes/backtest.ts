@@ -24,6 +24,7 @@ export function registerBacktestRoutes(routes: RouteRegistry, deps: ApiDeps): vo
     {
       method: 'post',
       path: '/api/endpoints/:endpointId/backtest',
+      role: 'viewer',
       operationId: 'backtestEndpoint',
       summary: 'Replay recorded runs through proposed response rules',
       description:

@@ -302,6 +302,7 @@ export function registerConfigRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'post',
       path: `${CONFIG_PATH}/plan`,
+      role: 'viewer',
       operationId: 'planConfig',
       summary: 'What applying a document would change',
       description: `Changes nothing. ${DOCUMENT_HELP}`,
@@ -324,6 +325,7 @@ export function registerConfigRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'post',
       path: `${CONFIG_PATH}/apply`,
+      role: 'admin',
       operationId: 'applyConfig',
       summary: 'Make the account match a document',
       description:

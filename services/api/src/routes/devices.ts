@@ -308,6 +308,7 @@ export function registerDeviceRoutes(routes: RouteRegistry, deps: ApiDeps): void
     {
       method: 'delete',
       path: '/api/devices/:tokenId',
+      role: 'admin',
       operationId: 'revokeDevice',
       summary: 'Disconnect a device (revoke its access token)',
       description:

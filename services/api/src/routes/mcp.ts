@@ -53,7 +53,9 @@ export function registerMcpRoute(router: Router, deps: ApiDeps): void {
       userAgent: `kairos-mcp-http/${KAIROS_MCP_SERVER_VERSION}`,
     });
     try {
-      await handleMcpHttpRequest(api, req, res, req.body);
+      // A read-only credential (read-scoped key, viewer) is offered the read tools only.
+      const readOnly = req.auth?.scope === 'read' || req.auth?.role === 'viewer';
+      await handleMcpHttpRequest(api, req, res, req.body, { readOnly });
     } catch (error) {
       if (!res.headersSent) throw error;
       deps.logger.warn('MCP request failed after the answer started', { error: (error as Error).message });

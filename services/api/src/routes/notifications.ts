@@ -147,6 +147,7 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
     {
       method: 'post',
       path: '/api/notification-channels',
+      role: 'admin',
       operationId: 'createNotificationChannel',
       summary: 'Create a notification channel (webhook, slack or email)',
       description:
@@ -231,6 +232,7 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
     {
       method: 'delete',
       path: '/api/notification-channels/:channelId',
+      role: 'admin',
       operationId: 'deleteNotificationChannel',
       summary: 'Delete a notification channel',
       description: 'Its notifications stay listed (channelId null); pending retries to it fail.',
@@ -262,6 +264,7 @@ export function registerNotificationRoutes(routes: RouteRegistry, deps: ApiDeps)
     {
       method: 'post',
       path: '/api/notification-channels/:channelId/test',
+      role: 'admin',
       operationId: 'testNotificationChannel',
       summary: 'Send a test notification to a channel',
       description:

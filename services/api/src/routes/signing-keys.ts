@@ -122,6 +122,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     {
       method: 'post',
       path: '/api/signing-keys',
+      role: 'admin',
       operationId: 'createSigningKey',
       summary: 'Create the signing key',
       description:
@@ -144,6 +145,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     {
       method: 'post',
       path: '/api/signing-keys/rotate',
+      role: 'admin',
       operationId: 'rotateSigningKey',
       summary: 'Replace the signing key',
       description:
@@ -173,6 +175,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     {
       method: 'post',
       path: '/api/signing-keys/reveal',
+      role: 'admin',
       operationId: 'revealSigningKey',
       summary: 'Show the signing key once, if it was never shown',
       description:
@@ -198,6 +201,7 @@ export function registerSigningKeyRoutes(routes: RouteRegistry, deps: ApiDeps): 
     {
       method: 'post',
       path: '/api/signing-keys/revoke-previous',
+      role: 'admin',
       operationId: 'revokePreviousSigningKey',
       summary: 'End the rotation grace window now',
       description:

@@ -45,7 +45,15 @@ export interface EgressPolicy {
 }
 
 /** assertion_failed: never from the call itself; the endpoint's successWhen judged the response (response-rules.ts). */
-export type HttpErrorKind = 'timeout' | 'http_status' | 'network' | 'blocked' | 'invalid_request' | 'assertion_failed';
+export type HttpErrorKind =
+  | 'timeout'
+  | 'http_status'
+  | 'network'
+  | 'blocked'
+  | 'invalid_request'
+  | 'assertion_failed'
+  /** A `{{secrets.NAME}}` names no secret of the account: the request was not sent (execute.ts). */
+  | 'secret_missing';
 
 export type ResponseFormat = 'json' | 'text' | 'empty';
 

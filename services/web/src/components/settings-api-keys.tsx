@@ -1,5 +1,5 @@
 /**
- * Settings > API keys: create a named key (shown once), list the keys, revoke one.
+ * Settings > API keys: create a named key (shown once), read-only or not, list the keys, revoke one.
  * Revoked keys stay listed by the api (revokedAt set); they are folded away under the live ones.
  * The new key takes focus; "Done" gives it back to Create API key.
  */
@@ -37,11 +37,12 @@ export function ApiKeysSettings() {
 function CreateApiKeyForm() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
+  const [scope, setScope] = useState<'write' | 'read'>('write');
   const [created, setCreated] = useState<Schemas['CreatedApiKey'] | null>(null);
   const [missingName, setMissingName] = useState<{ at: number } | null>(null);
   const createButton = useRef<HTMLButtonElement>(null);
   const create = useMutation({
-    mutationFn: (keyName: string) => unwrap(api.POST('/api/api-keys', { body: { name: keyName } })),
+    mutationFn: (keyName: string) => unwrap(api.POST('/api/api-keys', { body: { name: keyName, scope } })),
     onSuccess: (key) => {
       setCreated(key);
       setName('');
@@ -80,6 +81,15 @@ function CreateApiKeyForm() {
             required
           />
         </Field>
+        <Field
+          label="Access"
+          hint="Read only: the key reads everything and changes nothing, as a viewer (for reporting or an AI agent)."
+        >
+          <select value={scope} onChange={(event) => setScope(event.target.value === 'read' ? 'read' : 'write')}>
+            <option value="write">Read and write (your role)</option>
+            <option value="read">Read only</option>
+          </select>
+        </Field>
         <div className="actions">
           <ActionButton type="submit" className="primary" busy={create.isPending} ref={createButton}>
             {create.isPending ? 'Creating…' : 'Create API key'}
@@ -117,7 +127,7 @@ function ApiKeyTable({ keys, caption }: { keys: ApiKey[]; caption: string }) {
   return (
     <CredentialTable
       caption={caption}
-      items={keys}
+      items={keys.map((key) => (key.scope === 'read' ? { ...key, name: `${key.name} (read only)` } : key))}
       createdLabel="Created"
       action={(apiKey) =>
         apiKey.revokedAt ? (

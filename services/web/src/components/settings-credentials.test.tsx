@@ -27,7 +27,16 @@ const cellTexts = (row: HTMLElement) => [...row.querySelectorAll('th, td')].map(
 
 describe('API keys table', () => {
   const keys: Schemas['ApiKey'][] = [
-    { id: 'k1', name: 'Deploy', prefix: 'kairos_ab', createdAt: ago(2 * HOUR_MS), lastUsedAt: null, revokedAt: null },
+    {
+      id: 'k1',
+      name: 'Deploy',
+      prefix: 'kairos_ab',
+      createdAt: ago(2 * HOUR_MS),
+      lastUsedAt: null,
+      revokedAt: null,
+      scope: 'write',
+      expiresAt: null,
+    },
     {
       id: 'k2',
       name: 'Old script',
@@ -35,6 +44,8 @@ describe('API keys table', () => {
       createdAt: ago(48 * HOUR_MS),
       lastUsedAt: ago(30 * HOUR_MS),
       revokedAt: ago(HOUR_MS),
+      scope: 'read',
+      expiresAt: null,
     },
   ];
 
@@ -52,6 +63,7 @@ describe('API keys table', () => {
     const [, revokedRow] = within(revoked).getAllByRole('row', { hidden: true });
     expect(within(revokedRow!).queryByRole('button', { hidden: true })).toBeNull();
     expect(revokedRow!.textContent).toContain('Revoked');
+    expect(revokedRow!.textContent).toContain('Old script (read only)');
     expect(screen.getByText('Revoked keys (1)')).toBeTruthy();
   });
 });

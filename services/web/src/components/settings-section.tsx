@@ -11,6 +11,7 @@ export interface SectionLink {
 export const SETTINGS_SECTIONS = [
   { id: 'api-keys', title: 'API keys' },
   { id: 'signing-key', title: 'Signing key' },
+  { id: 'secrets', title: 'Shared secrets' },
   { id: 'ai-features', title: 'AI features' },
   { id: 'notifications', title: 'Notifications' },
   { id: 'connected-devices', title: 'Connected devices' },

@@ -1,5 +1,5 @@
 /**
- * Settings: API keys, the signing key, AI features, notifications, connected devices and usage, one section each
+ * Settings: API keys, the signing key, shared secrets, AI features, notifications, connected devices and usage, one section each
  * (each loads and fails on its own), with in-page links so /settings#ai-features opens on that part.
  */
 import { useIsFetching } from '@tanstack/react-query';
@@ -10,6 +10,7 @@ import { ApiKeysSettings } from '../components/settings-api-keys';
 import { DevicesSettings } from '../components/settings-devices';
 import { NotificationSettings } from '../components/settings-notifications';
 import { SETTINGS_SECTIONS, SettingsSection } from '../components/settings-section';
+import { SecretsSettings } from '../components/settings-secrets';
 import { SigningKeySettings } from '../components/settings-signing-key';
 import { UsageSettings } from '../components/settings-usage';
 import { PageHeading, usePageTitle } from '../components/page-title';
@@ -17,6 +18,7 @@ import { PageHeading, usePageTitle } from '../components/page-title';
 const CONTENT: Record<(typeof SETTINGS_SECTIONS)[number]['id'], ReactNode> = {
   'api-keys': <ApiKeysSettings />,
   'signing-key': <SigningKeySettings />,
+  secrets: <SecretsSettings />,
   'ai-features': <AiSettings />,
   notifications: <NotificationSettings />,
   'connected-devices': <DevicesSettings />,
