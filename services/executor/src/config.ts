@@ -29,6 +29,12 @@ const schema = z.object({
    * the 400 due jobs a process takes, all of default endpoints, reserve 40 MiB of it.
    */
   EXECUTOR_RESPONSE_MEMORY_MB: z.coerce.number().int().min(1).max(65_536).default(RESPONSE_MEMORY_MB),
+  /**
+   * The recorder stores a successful run's next planned run with the run (one write of the endpoint's
+   * row per execution instead of two: docs/capacity.md); false leaves every plan to the scheduler's
+   * recompute after the run, as releases before did (for comparing the two).
+   */
+  EXECUTOR_PLAN_NEXT_RUN: booleanFlag.default(true),
   /** Allow calls to private, loopback and link-local addresses (self-hosting on a private network). */
   KAIROS_ALLOW_PRIVATE_TARGETS: booleanFlag.default(false),
   /** Comma-separated CIDR ranges allowed despite the private-address guard, e.g. 10.1.0.0/16. */
