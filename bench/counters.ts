@@ -48,21 +48,27 @@ export async function redisCalls(
 }
 
 /**
- * Updates of `endpoints` rows so far, how many were HOT, and runs inserted (every partition), from
- * pg_stat_user_tables. Backends publish these counters up to a second late, like the transaction
- * counts, so per-execution figures from them are divided by the runs inserted over the same interval.
+ * Updates of `endpoints` rows so far, how many were HOT, runs inserted (every partition), from
+ * pg_stat_user_tables, and the server's WAL position in bytes (pg_current_wal_lsn). Backends publish
+ * the row counters up to a second late, like the transaction counts, so per-execution figures from
+ * them are divided by the runs inserted over the same interval. The WAL position is the whole
+ * server's: on a PostgreSQL shared with other work (BENCH_PG_URL's default) it counts theirs too.
  */
-export async function tableCounters(db: Database): Promise<{ updates: number; hot: number; runsInserted: number }> {
-  const { rows } = await db.pool.query<{ updates: string; hot: string; runs: string }>(
+export async function tableCounters(
+  db: Database,
+): Promise<{ updates: number; hot: number; runsInserted: number; walBytes: number }> {
+  const { rows } = await db.pool.query<{ updates: string; hot: string; runs: string; wal: string }>(
     `SELECT sum(n_tup_upd) FILTER (WHERE relname = 'endpoints') AS updates,
             sum(n_tup_hot_upd) FILTER (WHERE relname = 'endpoints') AS hot,
-            sum(n_tup_ins) FILTER (WHERE relname LIKE 'runs%') AS runs
+            sum(n_tup_ins) FILTER (WHERE relname LIKE 'runs%') AS runs,
+            pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0') AS wal
        FROM pg_stat_user_tables`,
   );
   return {
     updates: Number(rows[0]?.updates ?? 0),
     hot: Number(rows[0]?.hot ?? 0),
     runsInserted: Number(rows[0]?.runs ?? 0),
+    walBytes: Number(rows[0]?.wal ?? 0),
   };
 }
 

@@ -51,6 +51,8 @@ export interface KairosFigures {
   pgRoundTrips?: number;
   /** Row updates of `endpoints` per execution, and the share PostgreSQL made HOT (no index entries written). */
   endpointUpdates: { perExecution: number; hot: number };
+  /** WAL bytes the server wrote per recorded run over the same interval (counters.ts tableCounters). */
+  walBytesPerRun: number;
   /** CPU ms per delivered execution by process (/proc/<pid>/stat over the window; lib.ts cpuOf). */
   cpu: Record<string, number>;
   /** Context switches and read/write system calls per delivered execution by process (lib.ts wakeupsOfGroups). */
@@ -100,6 +102,11 @@ export function meanFigures(runs: KairosFigures[]): KairosFigures {
     redisCommands: mean((run) => run.redisCommands),
     redisScripts: mean((run) => run.redisScripts),
     pgTransactions: mean((run) => run.pgTransactions),
+    endpointUpdates: {
+      perExecution: mean((run) => run.endpointUpdates.perExecution),
+      hot: mean((run) => run.endpointUpdates.hot),
+    },
+    walBytesPerRun: mean((run) => run.walBytesPerRun),
     hostTaskUs: mean((run) => run.hostTaskUs),
     coreUse: meanCoreUse(runs),
     cpu: Object.fromEntries(Object.keys(runs[0]!.cpu).map((name) => [name, mean((run) => run.cpu[name]!)])),

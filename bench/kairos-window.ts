@@ -112,6 +112,7 @@ export async function kairosScenario(
         perExecution: (tablesAfter.updates - tablesBefore.updates) / recorded,
         hot: (tablesAfter.hot - tablesBefore.hot) / Math.max(1, tablesAfter.updates - tablesBefore.updates),
       },
+      walBytesPerRun: (tablesAfter.walBytes - tablesBefore.walBytes) / recorded,
       cpu: cpuPerExecution(cpuBefore, cpuAfter, executions),
       wakeups: perExecution(wakeupsBefore, wakeupsAfter, executions),
       slotPhases: Object.fromEntries(

@@ -15,6 +15,7 @@ import { benchRedis, type Bench } from './environment.js';
 import { PG_BASE, ROOT, dropTemplate, startRedis, startTarget } from './lib.js';
 import { report, writeReport } from './report.js';
 import * as ab from './scenarios/ab.js';
+import * as api from './scenarios/api.js';
 import * as change from './scenarios/change.js';
 import * as cluster from './scenarios/cluster.js';
 import * as concurrency from './scenarios/concurrency.js';
@@ -24,6 +25,7 @@ import * as priority from './scenarios/priority.js';
 import * as roundTrips from './scenarios/rt.js';
 import * as scale from './scenarios/scale.js';
 import * as skeleton from './scenarios/skeleton.js';
+import * as soak from './scenarios/soak.js';
 import * as tuned from './scenarios/tuned.js';
 import { QUICK, SERVICES, WARMUP_MS, WINDOW_MS, runs } from './settings.js';
 
@@ -41,6 +43,8 @@ const SCENARIOS: [string, (bench: Bench) => Promise<void>][] = [
   ['change', change.run],
   ['scale', scale.run],
   ['cluster', cluster.run],
+  ['api', api.run],
+  ['soak', soak.run],
 ];
 
 async function main(): Promise<void> {

@@ -8,7 +8,7 @@
 export const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = process.env.BENCH_ONLY?.split(',');
 /** Scenarios run only when named: the cluster's, and the diagnostics and A/B windows (BENCH_ONLY=priority, ab). */
-const ONLY_WHEN_NAMED = ['cluster', 'priority', 'ab'];
+const ONLY_WHEN_NAMED = ['cluster', 'priority', 'ab', 'api', 'soak'];
 /** Whether BENCH_ONLY (or its absence: every scenario but ONLY_WHEN_NAMED) asks for scenario `name`. */
 export const runs = (name: string) => (!ONLY && !ONLY_WHEN_NAMED.includes(name)) || (ONLY?.includes(name) ?? false);
 /** The services' KAIROS_MASTER_KEY (a throw-away key: the benchmark's databases are dropped). */

@@ -1,6 +1,7 @@
 /**
- * Each run updates its endpoint's row twice: the executor records it (recordScheduledRuns) and the
- * scheduler plans the next run (recomputeEndpoints). Both updates must be HOT (PostgreSQL writes no
+ * A run updates its endpoint's row once when the recorder plans the next run with it (nextRunAfter,
+ * stored by the record statement), twice when the scheduler plans it (recomputeEndpoints after the
+ * record: a failure, a one-shot, response rules, a change waiting). Every update must be HOT (PostgreSQL writes no
  * index entry): an index on a column they change, such as the former one on "nextRunAt", makes every
  * such update write an entry into each index of the table (docs/decisions/0021-no-index-on-next-run-at.md):
  * 49 % of these updates were HOT with that index, 99 % without it.
@@ -10,7 +11,13 @@
  */
 import { newIdAt } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { recomputeEndpoints, recordScheduledRuns } from '@kairos/db/system';
+import {
+  loadExecutionTarget,
+  markScheduleDirty,
+  nextRunAfter,
+  recomputeEndpoints,
+  recordScheduledRuns,
+} from '@kairos/db/system';
 import { useTestDatabase } from './db.js';
 import { runOutcome, seedEndpoint } from './runs-fixtures.js';
 
@@ -57,4 +64,49 @@ it('the two per-run updates of an endpoint row are HOT', async () => {
   // whose dead versions cannot be pruned yet has none (39 of 40 once in CI). With an index
   // on a column these updates change, half of them (20 of 40) are not HOT.
   expect(after.hot - before.hot).toBeGreaterThanOrEqual(2 * RUNS - 4);
+});
+
+it('a run whose next run the recorder plans writes its endpoint row once, HOT, and a waiting change is left to the scheduler', async () => {
+  const { accountId, endpointId } = await seedEndpoint((sql, values) => db.pool.query(sql, values));
+  await db.pool.query(`UPDATE endpoints SET "baselineIntervalMs" = 1000 WHERE id = $1`, [endpointId]);
+  const firstAt = new Date(Date.now() - RUNS * 1000);
+  const firstId = newIdAt(firstAt);
+  await recomputeEndpoints(
+    db,
+    [endpointId],
+    () => ({ runId: firstId, scheduledAt: firstAt, source: 'baseline-interval' }),
+    async () => undefined,
+  );
+  const before = await endpointUpdates();
+  for (let index = 0; index < RUNS; index += 1) {
+    const target = (await loadExecutionTarget(db, endpointId))!;
+    const run = { ...runOutcome({ accountId, endpointId }, target.nextRunAt!), id: target.nextRunId! };
+    const nextRun = nextRunAfter(target, run, target.scheduleVersion, new Date(run.completedAt.getTime()));
+    expect(nextRun).not.toBeNull();
+    const recorded = await recordScheduledRuns(db, [{ ...run, nextRun: nextRun! }]);
+    expect(recorded.planned.get(run.id)).toBe(target.scheduleVersion + 1);
+  }
+  const after = await endpointUpdates();
+  expect(after.updates - before.updates).toBe(RUNS);
+  expect(after.hot - before.hot).toBeGreaterThanOrEqual(RUNS - 2);
+  const { rows } = await db.pool.query<{ nextRunAt: Date; scheduleVersion: number }>(
+    `SELECT "nextRunAt", "scheduleVersion" FROM endpoints WHERE id = $1`,
+    [endpointId],
+  );
+  // The planned grid: each run one interval after the one before.
+  expect(rows[0]!.nextRunAt.getTime()).toBe(firstAt.getTime() + RUNS * 1000);
+
+  // A change marked the row dirty after the target was read: the record stores the run, not the plan.
+  const target = (await loadExecutionTarget(db, endpointId))!;
+  const run = { ...runOutcome({ accountId, endpointId }, target.nextRunAt!), id: target.nextRunId! };
+  const nextRun = nextRunAfter(target, run, target.scheduleVersion, run.completedAt)!;
+  await markScheduleDirty(db, [endpointId], new Date());
+  const recorded = await recordScheduledRuns(db, [{ ...run, nextRun }]);
+  expect(recorded.ids.has(run.id)).toBe(true);
+  expect(recorded.planned.size).toBe(0);
+  const { rows: left } = await db.pool.query<{ nextRunId: string; scheduleVersion: number }>(
+    `SELECT "nextRunId", "scheduleVersion" FROM endpoints WHERE id = $1`,
+    [endpointId],
+  );
+  expect(left[0]).toEqual({ nextRunId: run.id, scheduleVersion: target.scheduleVersion });
 });

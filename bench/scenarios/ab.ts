@@ -39,7 +39,9 @@ export async function run({ target, redis }: Bench): Promise<void> {
       });
       delivered[name].push(figures.delivered);
       report(
-        `round ${round} ${name}: ${figures.delivered.toFixed(0)}/s, lateness p50 / p99 ${ms(figures.lateness.p50)} / ${ms(figures.lateness.p99)} ms ` +
+        `round ${round} ${name}: ${figures.delivered.toFixed(0)}/s, lateness p50 / p99 ${ms(figures.lateness.p50)} / ${ms(figures.lateness.p99)} ms, ` +
+          `per recorded run ${figures.endpointUpdates.perExecution.toFixed(2)} endpoint-row writes (${pct(figures.endpointUpdates.hot)} HOT), ` +
+          `${thousands(Math.round(figures.walBytesPerRun))} WAL bytes ` +
           `(${cpuLine(figures.cpu)}; host ${figures.hostTaskUs} µs; ` +
           `context switches / read and write calls per execution: ${wakeupLine(figures.wakeups)}; ` +
           `slot phases ms ${Object.entries(figures.slotPhases)

@@ -186,6 +186,17 @@ function sustainedRows(pairs: Pairs, off: KairosFigures, on: KairosFigures): str
         `${pct(meanOf(shapeRatios))} of the ceiling (pairs: ${each(shapeRatios, pct)}) | the target in the reference shape, before Kairos's own work |`,
     );
   }
+  const writes = (figures: KairosFigures) =>
+    `${figures.endpointUpdates.perExecution.toFixed(2)} endpoint-row writes, ${pct(figures.endpointUpdates.hot)} HOT, ` +
+    `${thousands(Math.round(figures.walBytesPerRun))} WAL bytes`;
+  rows.push(
+    `| PostgreSQL per recorded run at saturation (pg_stat_user_tables, pg_current_wal_lsn; runs ${each(
+      offRuns.map((run) => run.endpointUpdates.perExecution),
+      (v) => v.toFixed(2),
+    )} writes) | ` +
+      `${writes(off)} | AI on: ${writes(on)} | ≤ 1.2 endpoint-row writes per run, ≥ 90 % HOT: ` +
+      `${verdict(off.endpointUpdates.perExecution <= 1.2 && off.endpointUpdates.hot >= 0.9)} |`,
+  );
   rows.push(
     `| AI scheduling on, no model: delivered/s (${each(offered, thousands)} endpoints; mean of ${each(onRuns.map((run) => run.delivered))}) | ${on.delivered.toFixed(0)}/s | ` +
       `AI off: ${off.delivered.toFixed(0)}/s | ${pctAgainst(on.delivered / off.delivered)} of AI off (≥ 90 %): ${verdict(on.delivered >= 0.9 * off.delivered)} |`,

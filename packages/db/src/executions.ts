@@ -13,6 +13,7 @@ import {
 } from '@kairos/core';
 import type { Database } from './client.js';
 import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
+import { decideNextRun, type NextRun, type ScheduleRow } from './schedule-state.js';
 
 export interface ExecutionTarget {
   id: string;
@@ -59,6 +60,27 @@ export interface ExecutionTarget {
    * compiles the text once and keeps it by the text).
    */
   responseRules: string | null;
+  /**
+   * The schedule's inputs as read with the target (ScheduleInput, JitterInput): the recorder plans
+   * the next run from them (nextRunAfter) when nothing but this run changes them.
+   */
+  baselineIntervalMs: number | null;
+  baselineCron: string | null;
+  timezone: string;
+  minIntervalMs: number | null;
+  maxIntervalMs: number | null;
+  failureCount: number;
+  createdAt: Date;
+  hintIntervalMs: number | null;
+  hintIntervalExpiresAt: Date | null;
+  hintOneShotAt: Date | null;
+  hintOneShotExpiresAt: Date | null;
+  hintIntervalOrigin: string | null;
+  hintOneShotOrigin: string | null;
+  jitterMs: number;
+  /** A change waits for the scheduler's recompute (scheduleDirtyAt set), or the endpoint is marked failing. */
+  scheduleDirty: boolean;
+  failing: boolean;
 }
 
 /** The target's times, read as epoch milliseconds and made Dates here (epoch-ms.ts). */
@@ -69,6 +91,10 @@ const TARGET_TIMES = [
   'lastRunAt',
   'lastScheduledAt',
   'previousSigningKeyExpiresAt',
+  'createdAt',
+  'hintIntervalExpiresAt',
+  'hintOneShotAt',
+  'hintOneShotExpiresAt',
 ] as const;
 
 /**
@@ -94,7 +120,12 @@ const SELECT_TARGETS = `
                      'rules', CASE WHEN ${AI_RULES_IN_FORCE} AND e."aiRules" IS NOT NULL
                                    THEN COALESCE(e.rules, '[]'::jsonb) || e."aiRules" ELSE e.rules END,
                      'minIntervalMs', e."minIntervalMs", 'maxIntervalMs', e."maxIntervalMs")::text
-         END AS "responseRules"
+         END AS "responseRules",
+         e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs", e."failureCount",
+         ${epochMs('e."createdAt"', 'createdAt')}, e."hintIntervalMs", ${epochMs('e."hintIntervalExpiresAt"', 'hintIntervalExpiresAt')},
+         ${epochMs('e."hintOneShotAt"', 'hintOneShotAt')}, ${epochMs('e."hintOneShotExpiresAt"', 'hintOneShotExpiresAt')},
+         e."hintIntervalOrigin", e."hintOneShotOrigin", e."jitterMs",
+         e."scheduleDirtyAt" IS NOT NULL AS "scheduleDirty", e."failingSince" IS NOT NULL AS failing
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
     JOIN accounts a ON a.id = e."accountId"
@@ -181,6 +212,11 @@ export interface RunOutcome {
   rulesMatched?: string[];
   /** What those rules do (scheduled runs only): written by the record statement; absent without rules. */
   ruleOutcome?: RuleOutcome;
+  /**
+   * The endpoint's next planned run, stored by the record statement with this run when the row is
+   * still at `plannedVersion` and nothing waits for a recompute (nextRunAfter).
+   */
+  nextRun?: NextRun & { plannedVersion: number };
 }
 
 /** PostgreSQL's SQLSTATE for a unique index refusing a row (here: a run id recorded already). */
@@ -200,12 +236,14 @@ const runsFromJson = (withRules: boolean) => `
   SELECT id, "accountId", "endpointId", source, status,
          ${timeIn('scheduledAt')}, ${timeIn('startedAt')}, ${timeIn('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
-         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts${withRules ? RULE_COLUMNS : ''}
+         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+         "nextRunId", ${fromEpochMs('"nextRunAt"')} AS "nextRunAt", "nextRunSource", "plannedVersion"${withRules ? RULE_COLUMNS : ''}
     FROM json_to_recordset($1::json) AS r(
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" bigint,
     "startedAt" bigint, "completedAt" bigint, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
-    "errorMessage" text, attempt int, attempts jsonb${withRules ? RULE_COLUMN_TYPES : ''})`;
+    "errorMessage" text, attempt int, attempts jsonb, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
+    "plannedVersion" int${withRules ? RULE_COLUMN_TYPES : ''})`;
 
 /**
  * The response rules' part of a run (runsJson, only for endpoints that have rules): its matched
@@ -246,6 +284,8 @@ const insertRunsFromInput = (skipRecorded: boolean, withRules: boolean) => `
 export interface RecordedRuns {
   ids: Set<string>;
   transitionCandidates: string[];
+  /** The runs whose next planned run the statement stored, with the version it was stored at. */
+  planned: Map<string, number>;
 }
 
 /**
@@ -282,8 +322,22 @@ const RULE_SETS = `,
             "ruleChainId" = CASE WHEN r."ruleStartsChain" AND r.source <> 'rule' THEN r.id ELSE e."ruleChainId" END`;
 
 /**
+ * Whether the record statement stores a run's next planned run (nextRunAfter planned it from the row
+ * as admission read it): only when the row is still that one for the schedule. Its version is the one
+ * that ran, no change waits for a recompute (every change marks the row dirty or bumps its version),
+ * and the run changes nothing but what nextRunAfter assumed: a success on a healthy endpoint.
+ * Evaluated on the row as it is when the update takes it (a recompute holding it first is seen).
+ */
+const PLANS_NEXT = `(r."nextRunId" IS NOT NULL AND r.status = 'success' AND e."scheduleVersion" = r."plannedVersion"
+       AND e."scheduleDirtyAt" IS NULL AND e."failureCount" = 0 AND e."failingSince" IS NULL)`;
+const planned = (column: string, value: string) =>
+  `"${column}" = CASE WHEN ${PLANS_NEXT} THEN ${value} ELSE e."${column}" END`;
+
+/**
  * The record statement: the runs inserted (insertRunsFromInput) and each inserted run's endpoint
- * advanced. RETURNING reads the endpoint's new row: failureCount after this run.
+ * advanced, with its next planned run when the recorder could plan it (PLANS_NEXT): then the
+ * scheduler's recompute after the run, a second write of the row, is not needed. RETURNING reads the
+ * endpoint's new row: failureCount after this run, and whether the next run was stored.
  */
 const recordStatement = (skipRecorded: boolean, withRules: boolean) => `WITH input AS (${runsFromJson(withRules)}),
      inserted AS (${insertRunsFromInput(skipRecorded, withRules)})
@@ -296,18 +350,23 @@ const recordStatement = (skipRecorded: boolean, withRules: boolean) => `WITH inp
             "hintOneShotExpiresAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotExpiresAt" END,
             "hintOneShotReason" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotReason" END,
             "hintOneShotOrigin" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotOrigin" END,
-            "hintOneShotSetAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotSetAt" END
+            "hintOneShotSetAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotSetAt" END,
+            ${planned('nextRunAt', 'r."nextRunAt"')},
+            ${planned('nextRunId', 'r."nextRunId"')},
+            ${planned('nextRunSource', 'r."nextRunSource"')},
+            ${planned('scheduleVersion', 'e."scheduleVersion" + 1')}
             ${withRules ? RULE_SETS : ''}
        FROM inserted i JOIN input r ON r.id = i.id
       WHERE e.id = r."endpointId"
      RETURNING r.id, e.id AS "endpointId",
-               (e."failureCount" > 0 OR e."failingSince" IS NOT NULL) AS "transitionCandidate"`;
+               (e."failureCount" > 0 OR e."failingSince" IS NOT NULL) AS "transitionCandidate",
+               CASE WHEN e."nextRunId" = r."nextRunId" THEN e."scheduleVersion" END AS "plannedVersion"`;
 
 /** The four statements: [skipRecorded][withRules]. */
 const RECORD = [recordStatement(false, false), recordStatement(false, true)] as const;
 const RECORD_SKIPPING_RECORDED = [recordStatement(true, false), recordStatement(true, true)] as const;
 
-type RecordedRow = { id: string; endpointId: string; transitionCandidate: boolean };
+type RecordedRow = { id: string; endpointId: string; transitionCandidate: boolean; plannedVersion: number | null };
 
 /**
  * Records scheduled executions and advances their endpoints' state, many in one statement (the
@@ -323,7 +382,7 @@ type RecordedRow = { id: string; endpointId: string; transitionCandidate: boolea
  * either way.
  */
 export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Promise<RecordedRuns> {
-  if (runs.length === 0) return { ids: new Set(), transitionCandidates: [] };
+  if (runs.length === 0) return { ids: new Set(), transitionCandidates: [], planned: new Map() };
   const withRules = hasRules(runs);
   const values = [runsJson(runs, withRules)];
   const variant = withRules ? 1 : 0;
@@ -345,7 +404,37 @@ export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Pro
   return {
     ids: new Set(rows.map((row) => row.id)),
     transitionCandidates: rows.filter((row) => row.transitionCandidate).map((row) => row.endpointId),
+    planned: new Map(rows.flatMap((row) => (row.plannedVersion === null ? [] : [[row.id, row.plannedVersion]]))),
   };
+}
+
+/**
+ * The endpoint's next planned run after `run`, as the scheduler's recompute would decide it
+ * (decideNextRun) on the row the record statement leaves, planned from `target` (the row as admission
+ * read it), or null when the recorder should leave it to the scheduler: the run failed (backoff and
+ * failure transitions), consumed a one-shot, has response rules (they may set hints or pause), the
+ * row waits for a recompute or is failing, or nothing is to be planned (the job is not active).
+ * The record statement stores it only if the row is still as read (PLANS_NEXT).
+ */
+export function nextRunAfter(
+  target: ExecutionTarget,
+  run: RunOutcome,
+  scheduleVersion: number,
+  now: Date,
+): (NextRun & { plannedVersion: number }) | null {
+  if (run.status !== 'success' || run.source === 'ai-oneshot' || run.source === 'rule') return null;
+  if (target.responseRules !== null || target.scheduleDirty || target.failing || target.failureCount !== 0) return null;
+  if (target.scheduleVersion !== scheduleVersion) return null;
+  const after: ScheduleRow = {
+    ...target,
+    failureCount: 0,
+    lastScheduledAt: run.scheduledAt,
+    lastRunAt: run.startedAt,
+    lastScheduledRunId: run.id,
+    lastScheduledRunSource: run.source,
+  };
+  const next = decideNextRun(after, now);
+  return next && { ...next, plannedVersion: scheduleVersion };
 }
 
 /** One scheduled execution (see recordScheduledRuns). Whether this call recorded it. */
@@ -461,8 +550,16 @@ const hasRules = (runs: RunOutcome[]) => runs.some((run) => run.rulesMatched !==
  */
 function runsJson(runs: RunOutcome[], withRules: boolean): string {
   return JSON.stringify(
-    runs.map(({ ruleOutcome, ...run }) => ({
+    runs.map(({ ruleOutcome, nextRun, ...run }) => ({
       ...run,
+      ...(nextRun
+        ? {
+            nextRunId: nextRun.runId,
+            nextRunAt: nextRun.scheduledAt.getTime(),
+            nextRunSource: nextRun.source,
+            plannedVersion: nextRun.plannedVersion,
+          }
+        : {}),
       scheduledAt: run.scheduledAt.getTime(),
       startedAt: run.startedAt.getTime(),
       completedAt: run.completedAt.getTime(),

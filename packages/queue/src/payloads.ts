@@ -78,6 +78,20 @@ export const runCompletedPayload = z.object({
   scheduleVersion: z.number().int().optional(),
   /** A response rule of the endpoint asked for a planner analysis now (run-completed-planner only). */
   analyse: z.literal(true).optional(),
+  /**
+   * The next planned run, when the recorder stored it with the run (packages/db/src/executions.ts,
+   * nextRunAfter): the row is current, the scheduler only queues its due job. Absent: the scheduler
+   * recomputes the endpoint (a scheduler of an earlier release ignores it and recomputes, keeping
+   * this run: same time, same id).
+   */
+  planned: z
+    .object({
+      scheduleVersion: z.number().int(),
+      runId: z.string(),
+      scheduledAtMs: z.number().int(),
+      source: z.string(),
+    })
+    .optional(),
   /** The execution's trace context, only when tracing is on (trace-context.ts). */
   traceparent: traceparentField,
 });

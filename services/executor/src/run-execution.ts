@@ -99,6 +99,7 @@ export async function executePlannedRun(
       aiSchedulingEnabled: target.aiSchedulingEnabled,
       isReplay: admission.kind === 'replay',
       traceparent: currentTraceparent(),
+      target,
     });
     phase('record');
     return { kind: 'recorded' as const, ...recorded };

@@ -21,7 +21,14 @@
  */
 import { toStorableText } from '@kairos/core';
 import { type Database } from '@kairos/db';
-import { chainRuns, recordScheduledRuns, recordTestRun, type RunOutcome } from '@kairos/db/system';
+import {
+  chainRuns,
+  nextRunAfter,
+  recordScheduledRuns,
+  recordTestRun,
+  type ExecutionTarget,
+  type RunOutcome,
+} from '@kairos/db/system';
 import {
   BatchScript,
   traceContextOf,
@@ -61,6 +68,11 @@ export interface FinishedExecution {
   isReplay?: boolean;
   /** The execution's trace context (tracing on only), carried on by run-completed and run-completed-planner. */
   traceparent?: string | undefined;
+  /**
+   * The endpoint as admission read it: the recorder plans the next run from it and stores it with the
+   * run (nextRunAfter), so the scheduler only queues its due job. Absent (a replay): the scheduler plans.
+   */
+  target?: ExecutionTarget;
 }
 
 export interface RunRecorderDeps {
@@ -75,6 +87,8 @@ export interface RunRecorderDeps {
   plannerPresence: PlannerPresence;
   /** Failing / recovered / auto-paused state changes and their notifications; never rejects. */
   notificationEvents?: NotificationEvents;
+  /** Stores a successful run's next planned run with it (nextRunAfter); false: the scheduler plans every one. */
+  planNextRun?: boolean;
   /** Tells the scheduler to recompute endpoints a response rule asked to run (runEndpoint). */
   replan?: (endpointIds: string[]) => Promise<void>;
   /** Hears a runEndpoint request that could not be written (its runs are recorded all the same). */
@@ -159,10 +173,13 @@ export class RunRecorder {
 
   private async write(items: FinishedExecution[]): Promise<boolean[]> {
     const { db, redis, lock, runQuota, stash } = this.deps;
-    const { ids: recorded, transitionCandidates } = await recordScheduledRuns(
-      db,
-      items.map((item) => item.run),
-    );
+    const now = new Date();
+    const runs = items.map(({ run, target, scheduleVersion, isReplay }) => {
+      const plans = this.deps.planNextRun !== false && target && !isReplay;
+      const nextRun = plans ? nextRunAfter(target, run, scheduleVersion, now) : null;
+      return nextRun ? { ...run, nextRun } : run;
+    });
+    const { ids: recorded, transitionCandidates, planned } = await recordScheduledRuns(db, runs);
     // Recorded by this delivery or an earlier one: the mark refuses a later due job of the same run.
     const finished = items.map(({ run, isReplay, scheduleVersion }) => ({
       keys: {
@@ -178,7 +195,7 @@ export class RunRecorder {
         forget: isReplay ? 1 : 0,
       },
     }));
-    const events = items.map(({ run, scheduleVersion, traceparent }) => ({
+    const events = items.map(({ run, scheduleVersion, traceparent }, index) => ({
       name: 'completed',
       data: {
         runId: run.id,
@@ -189,6 +206,7 @@ export class RunRecorder {
         scheduleVersion,
         // A response rule asked for an analysis now (the planner still applies its spacing and budget).
         ...(run.ruleOutcome?.analyse ? { analyse: true } : {}),
+        ...plannedOf(runs[index]!, planned.get(run.id)),
         ...traceContextOf(traceparent),
       } satisfies RunCompletedPayload,
     }));
@@ -228,6 +246,13 @@ export class RunRecorder {
       this.deps.onChainError?.(error as Error);
     }
   }
+}
+
+/** run-completed's `planned`: the next run the record statement stored with this run (at `version`). */
+function plannedOf(run: RunOutcome, version: number | undefined): Pick<RunCompletedPayload, 'planned'> {
+  if (version === undefined || !run.nextRun) return {};
+  const { runId, scheduledAt, source } = run.nextRun;
+  return { planned: { scheduleVersion: version, runId, scheduledAtMs: scheduledAt.getTime(), source } };
 }
 
 /**

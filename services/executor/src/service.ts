@@ -29,6 +29,7 @@ const executor = new Executor({
   logger,
   concurrency: config.EXECUTOR_CONCURRENCY,
   responseMemoryMb: config.EXECUTOR_RESPONSE_MEMORY_MB,
+  planNextRun: config.EXECUTOR_PLAN_NEXT_RUN,
   egress: { allowPrivateTargets: config.KAIROS_ALLOW_PRIVATE_TARGETS, allowCidrs: config.KAIROS_ALLOWED_TARGET_CIDRS },
   masterKey,
   notifications: {

@@ -234,21 +234,44 @@ export class Scheduler {
    * logged, and its endpoint is repaired by the reconcile sweep like any lost recompute.
    */
   private async recomputeAfterRuns(bullJob: BullJob<RunsCompletedPayload>): Promise<void> {
-    const outcomes = await Promise.allSettled(
-      completedRunsOf(bullJob.data).map((run) =>
-        processJobSpan(
-          QUEUES.runCompleted,
-          { id: bullJob.id, data: run },
-          () =>
-            this.batcher.submit({
-              endpointId: run.endpointId,
-              ...(run.scheduleVersion === undefined ? {} : { scheduleVersion: run.scheduleVersion }),
-              ...traceContextOf(currentTraceparent()),
-            }),
-          { link: true },
-        ),
-      ),
+    const runs = completedRunsOf(bullJob.data);
+    // Runs whose next run the recorder stored with them: the row is current, only the due job is
+    // missing (no row lock: a due job of a version a later change superseded is dropped as stale by
+    // the executor, and the job id dedupes a retried add). One write of the row per execution.
+    // No trace context carried on: the next execution starts a trace of its own (trace-context.ts).
+    const planned = runs.flatMap(({ endpointId, accountId, planned }) =>
+      planned
+        ? [
+            {
+              endpointId,
+              accountId,
+              scheduleVersion: planned.scheduleVersion,
+              runId: planned.runId,
+              scheduledAt: new Date(planned.scheduledAtMs),
+              source: planned.source,
+            },
+          ]
+        : [],
     );
+    const queued = this.dueQueue.addMany(planned);
+    const outcomes = await Promise.allSettled([
+      queued,
+      ...runs
+        .filter((run) => !run.planned)
+        .map((run) =>
+          processJobSpan(
+            QUEUES.runCompleted,
+            { id: bullJob.id, data: run },
+            () =>
+              this.batcher.submit({
+                endpointId: run.endpointId,
+                ...(run.scheduleVersion === undefined ? {} : { scheduleVersion: run.scheduleVersion }),
+                ...traceContextOf(currentTraceparent()),
+              }),
+            { link: true },
+          ),
+        ),
+    ]);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
   }
