@@ -13,7 +13,7 @@ import {
 } from '@kairos/core';
 import type { Database } from './client.js';
 import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
-import { decideNextRun, type NextRun, type ScheduleRow } from './schedule-state.js';
+import { decideNextRun, type RunDecision, type ScheduleRow } from './schedule-state.js';
 
 export interface ExecutionTarget {
   id: string;
@@ -216,7 +216,7 @@ export interface RunOutcome {
    * The endpoint's next planned run, stored by the record statement with this run when the row is
    * still at `plannedVersion` and nothing waits for a recompute (nextRunAfter).
    */
-  nextRun?: NextRun & { plannedVersion: number };
+  nextRun?: RunDecision & { plannedVersion: number };
 }
 
 /** PostgreSQL's SQLSTATE for a unique index refusing a row (here: a run id recorded already). */
@@ -421,7 +421,7 @@ export function nextRunAfter(
   run: RunOutcome,
   scheduleVersion: number,
   now: Date,
-): (NextRun & { plannedVersion: number }) | null {
+): (RunDecision & { plannedVersion: number }) | null {
   if (run.status !== 'success' || run.source === 'ai-oneshot' || run.source === 'rule') return null;
   if (target.responseRules !== null || target.scheduleDirty || target.failing || target.failureCount !== 0) return null;
   if (target.scheduleVersion !== scheduleVersion) return null;

@@ -154,7 +154,9 @@ const schema = z
     KAIROS_MASTER_KEY_FILE: z
       .string()
       .optional()
-      .describe('A file of master keys: one key, or `id:key` lines, current first (docs/operations/master-key.md); wins over KAIROS_MASTER_KEY.'),
+      .describe(
+        'A file of master keys: one key, or `id:key` lines, current first (docs/operations/master-key.md); wins over KAIROS_MASTER_KEY.',
+      ),
   })
   .superRefine((config, ctx) => {
     if (config.NODE_ENV !== 'production') return;

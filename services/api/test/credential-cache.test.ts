@@ -19,7 +19,13 @@ class InMemoryKeys extends ApiKeyAuthenticator {
     this.lookups += 1;
     if (!raw.startsWith('good-')) return null;
     return {
-      context: { accountId: `account-${raw}`, userId: null, actor: { type: 'api_key' as const, id: raw } },
+      context: {
+        accountId: `account-${raw}`,
+        userId: null,
+        actor: { type: 'api_key' as const, id: raw },
+        role: 'owner' as const,
+        scope: 'write' as const,
+      },
       account: { disabledAt: null },
       lastUsedAt: null,
     };

@@ -67,12 +67,8 @@ const schema = z.object({
     .string()
     .optional()
     .describe(
-      "Decrypts the signing keys that sign outbound requests: the api's value. Required when NODE_ENV=production.",
+      "Decrypts the signing keys and shared secrets of outbound requests (or `id:key` pairs, current first): the api's value. Required when NODE_ENV=production (or KAIROS_MASTER_KEY_FILE).",
     ),
-  KAIROS_MASTER_KEY: z
-    .string()
-    .optional()
-    .describe('The master key (or `id:key` pairs, current first) that opens shared secrets and signing keys; as the api.'),
   KAIROS_MASTER_KEY_FILE: z
     .string()
     .optional()
