@@ -29,6 +29,7 @@ const READ_TOOLS = [
   'listJobs',
   'listNotificationChannels',
   'listNotifications',
+  'upcomingRuns',
 ];
 
 let env: McpTestEnv;
