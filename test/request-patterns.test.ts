@@ -16,7 +16,8 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import ts from 'typescript';
 import { SENSITIVE_HEADER_PATTERN } from '../packages/core/src/schemas/limits.js';
-import { HEADER_NAME, HEADER_VALUE } from '../packages/core/src/schemas/endpoint.js';
+import { HEADER_NAME, HEADER_VALUE, maskHeaders } from '../packages/core/src/schemas/endpoint.js';
+import { SECRET_NAME_PATTERN, referencedSecretNames } from '../packages/core/src/shared-secrets.js';
 import { RESOURCE_KEY_PATTERN, timestamp } from '../packages/core/src/schemas/common.js';
 import { slugKey } from '../packages/core/src/config/keys.js';
 import { parseLinkHeader } from '../packages/client/src/paging.js';
@@ -90,7 +91,11 @@ const PATTERNS: RequestPattern[] = [
   {
     name: 'timestamps in API input (z.iso.datetime)',
     run: (input) => timestamp.safeParse(input),
-    covers: ['packages/core/src/schemas/common.ts: z.iso.datetime'],
+    // API keys' expiresAt is the same zod format.
+    covers: [
+      'packages/core/src/schemas/common.ts: z.iso.datetime',
+      'services/api/src/routes/api-keys.ts: z.iso.datetime',
+    ],
     prefixes: ['2026-11-21T12:00', '2026-11-21T12:00:00.'],
   },
   { name: 'keys of jobs and endpoints', pattern: RESOURCE_KEY_PATTERN, prefixes: ['a', 'a-'] },
@@ -113,7 +118,8 @@ const PATTERNS: RequestPattern[] = [
   {
     name: 'e-mail recipients (z.email)',
     run: (input) => emailAddress.safeParse(input),
-    covers: ['packages/core/src/schemas/notifications.ts: z.email'],
+    // Invitations' email is the same zod format.
+    covers: ['packages/core/src/schemas/notifications.ts: z.email', 'services/api/src/routes/members.ts: z.email'],
     prefixes: ['a@', 'a.', 'a@a.'],
   },
   {
@@ -185,6 +191,23 @@ const PATTERNS: RequestPattern[] = [
     covers: ['services/executor/src/http/response-body.ts: /^\\uFEFF/'],
     prefixes: ['\uFEFF'],
   },
+  // Shared secrets: names, references in endpoint requests, and the masking of sensitive headers.
+  { name: 'shared secret names', pattern: SECRET_NAME_PATTERN, prefixes: ['a', '_'] },
+  {
+    name: 'shared secret references ({{secrets.NAME}})',
+    run: (input) => referencedSecretNames(input),
+    covers: ['packages/core/src/shared-secrets.ts: /\\{\\{\\s*secrets\\.([A-Za-z_][A-Za-z0-9_]{0,63})\\s*\\}\\}/g'],
+    prefixes: ['{{', '{{ secrets.', '{{secrets.a', 'Bearer {{secrets.a '],
+  },
+  {
+    name: 'sensitive header values that hold only secret references',
+    run: (input) => maskHeaders({ authorization: input }),
+    covers: [
+      'packages/core/src/schemas/endpoint.ts: /\\{\\{\\s*secrets\\.[A-Za-z_][A-Za-z0-9_]{0,63}\\s*\\}\\}/g',
+      'packages/core/src/schemas/endpoint.ts: /^[A-Za-z-]{0,20} *$/',
+    ],
+    prefixes: ['{{', '{{secrets.a}}', 'Bearer {{secrets.a}} ', 'a'],
+  },
   // packages/client: the Link header of the server it is pointed at.
   {
     name: 'Link header of a list (client paging)',
@@ -214,6 +237,10 @@ const NOT_REQUEST_INPUT: Record<string, string> = {
   'packages/client/src/node/token-store.ts: z.iso.datetime': "the client's own token file",
   'packages/client/src/client.ts: /\\/+$/': "the client's configured base URL",
   'packages/cli/src/sign-in.ts: /\\/+$/': "the CLI's configured base URL",
+  'services/api/src/routes/members.ts: /\\/+$/': 'KAIROS_PUBLIC_URL (environment)',
+  'packages/core/src/signing/secret-box.ts: /^[A-Za-z0-9_-]{1,32}$/':
+    'KAIROS_MASTER_KEY and KAIROS_MASTER_KEY_FILE (environment)',
+  'packages/core/src/signing/secret-box.ts: /[\\n,]/': 'KAIROS_MASTER_KEY and KAIROS_MASTER_KEY_FILE (environment)',
   'packages/cli/src/cli.ts: /^y(es)?$/i': "the CLI user's own answer at a prompt",
   'packages/cli/src/commands.ts: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i':
     "the CLI user's own arguments",
