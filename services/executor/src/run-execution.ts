@@ -285,23 +285,11 @@ async function callResolvedEndpoint(
       previousSigningKey = deps.signingKeys.decrypt(encryptedPrevious);
     }
   } catch {
-    const now = deps.now();
-    return {
-      status: 'failed',
-      statusCode: null,
-      durationMs: 0,
-      startedAt: now,
-      completedAt: now,
-      responseBody: null,
-      responseFormat: null,
-      responseTruncated: false,
-      responseBodyAltered: false,
-      responseSizeBytes: null,
-      errorKind: 'invalid_request',
-      errorMessage:
-        'the signing key could not be decrypted (KAIROS_MASTER_KEY changed?); the request was not sent unsigned',
-      finalUrl: null,
-    };
+    return failedBeforeSending(
+      deps.now(),
+      'invalid_request',
+      'the signing key could not be decrypted (KAIROS_MASTER_KEY changed?); the request was not sent unsigned',
+    );
   }
   const request = {
     method: target.method,
