@@ -35,7 +35,11 @@ export interface ApiResponse {
   headers: Record<string, string>;
 }
 
+export type ApiMethod = 'get' | 'delete' | 'post' | 'patch' | 'put';
+
 export interface ApiClient {
+  /** Any method by name, as the methods below (a body only with post, patch and put). */
+  request(method: ApiMethod, path: string, body?: unknown): Promise<ApiResponse>;
   get(path: string): Promise<ApiResponse>;
   delete(path: string): Promise<ApiResponse>;
   post(path: string, body?: unknown): Promise<ApiResponse>;
@@ -131,8 +135,7 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
   const http = request(app);
   const documentResponse = await http.get('/api/doc');
   const expectDocumented = createContractChecker(documentResponse.body);
-  type Method = 'get' | 'delete' | 'post' | 'patch' | 'put';
-  const send = async (method: Method, header: [string, string], path: string, body?: unknown) => {
+  const send = async (method: ApiMethod, header: [string, string], path: string, body?: unknown) => {
     let pending = http[method](path).set(...header);
     if (body !== undefined) pending = pending.send(body as object);
     const response = await pending;
@@ -140,6 +143,8 @@ export async function createApiHarness(options: ApiHarnessOptions = {}): Promise
     return { status: response.status, body: response.body, headers: response.headers as Record<string, string> };
   };
   const clientWith = (header: [string, string]): ApiClient => ({
+    request: (method, path, body) =>
+      send(method, header, path, method === 'get' || method === 'delete' ? undefined : body),
     get: (path) => send('get', header, path),
     delete: (path) => send('delete', header, path),
     post: (path, body) => send('post', header, path, body),

@@ -12,6 +12,7 @@ import {
   endpointInput,
   type ApiClient,
   type ApiHarness,
+  type ApiMethod,
   type TestAccount,
 } from '../../../test/api.js';
 
@@ -73,7 +74,7 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
 };
 
 interface Operation {
-  method: 'get' | 'post' | 'patch' | 'put' | 'delete';
+  method: ApiMethod;
   path: string;
   operationId: string;
   role: Role;
@@ -141,19 +142,7 @@ const pathWith = (path: string, ids: (name: string) => string) =>
   path.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => ids(name));
 
 function call(client: ApiClient, operation: Operation, path: string) {
-  const body = SAMPLE_BODIES[operation.operationId]?.() ?? {};
-  switch (operation.method) {
-    case 'get':
-      return client.get(path);
-    case 'delete':
-      return client.delete(path);
-    case 'patch':
-      return client.patch(path, body);
-    case 'put':
-      return client.put(path, body);
-    default:
-      return client.post(path, body);
-  }
+  return client.request(operation.method, path, SAMPLE_BODIES[operation.operationId]?.() ?? {});
 }
 
 const expectedRole = (operation: Operation): Role =>

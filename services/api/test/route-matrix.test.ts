@@ -12,6 +12,7 @@ import {
   endpointInput,
   type ApiClient,
   type ApiHarness,
+  type ApiMethod,
   type TestAccount,
 } from '../../../test/api.js';
 
@@ -90,24 +91,12 @@ function pathWith(path: string, ids: Record<string, string>): string {
 
 function call(
   client: ApiClient,
-  spec: { method: string; path: string; operationId: string; body?: unknown },
+  spec: { method: ApiMethod; path: string; operationId: string; body?: unknown },
   path: string,
 ) {
   const sample = SAMPLE_BODIES[spec.operationId];
   if (spec.body && !sample) throw new Error(`route-matrix.test.ts: add a sample body for ${spec.operationId}`);
-  const body = sample?.();
-  switch (spec.method) {
-    case 'get':
-      return client.get(path);
-    case 'delete':
-      return client.delete(path);
-    case 'patch':
-      return client.patch(path, body);
-    case 'put':
-      return client.put(path, body);
-    default:
-      return client.post(path, body);
-  }
+  return client.request(spec.method, path, sample?.());
 }
 
 async function snapshotOf(accountId: string) {
