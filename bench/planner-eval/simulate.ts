@@ -37,6 +37,7 @@ import {
   type RecordedRun,
   type ResponseRule,
   type RunView,
+  type ScheduleInput,
   type SuccessWhen,
 } from '@kairos/core';
 import { newLoopRecord, runToolLoop, type ToolLoopOptions } from '../../services/planner/src/tool-loop.js';
@@ -77,25 +78,14 @@ export interface Figures {
 
 interface SimRun extends RecordedRun, RunView {}
 
-interface State {
+/** The simulated endpoint: the scheduling policy's input (interval baselines only) and the planner's view. */
+interface State extends ScheduleInput {
   baselineIntervalMs: number;
   baselineCron: null;
-  timezone: string;
-  minIntervalMs: number | null;
-  maxIntervalMs: number | null;
-  failureCount: number;
-  lastScheduledAt: Date | null;
-  lastRunAt: Date | null;
-  createdAt: Date;
-  pausedUntil: Date | null;
   pauseOrigin: 'user' | 'planner' | 'rule' | null;
   pauseReason: string | null;
-  hintIntervalMs: number | null;
-  hintIntervalExpiresAt: Date | null;
   hintIntervalOrigin: 'user' | 'planner' | 'rule' | null;
   hintIntervalReason: string | null;
-  hintOneShotAt: Date | null;
-  hintOneShotExpiresAt: Date | null;
   hintOneShotOrigin: 'user' | 'planner' | 'rule' | null;
   hintOneShotReason: string | null;
   nextRunAt: Date | null;

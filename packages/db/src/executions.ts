@@ -15,7 +15,11 @@ import type { Database } from './client.js';
 import { datesInPlace, epochMs, fromEpochMs, type WithEpochMs } from './epoch-ms.js';
 import { decideNextRun, type RunDecision, type ScheduleRow } from './schedule-state.js';
 
-export interface ExecutionTarget {
+/**
+ * What admission reads for one due run. It carries the schedule's inputs (ScheduleInput, and jitterMs):
+ * the recorder plans the next run from them (nextRunAfter) when nothing but this run changes them.
+ */
+export interface ExecutionTarget extends ScheduleInput {
   id: string;
   accountId: string;
   jobStatus: 'active' | 'paused' | 'archived';
@@ -60,21 +64,7 @@ export interface ExecutionTarget {
    * compiles the text once and keeps it by the text).
    */
   responseRules: string | null;
-  /**
-   * The schedule's inputs as read with the target (ScheduleInput, JitterInput): the recorder plans
-   * the next run from them (nextRunAfter) when nothing but this run changes them.
-   */
-  baselineIntervalMs: number | null;
-  baselineCron: string | null;
-  timezone: string;
-  minIntervalMs: number | null;
-  maxIntervalMs: number | null;
-  failureCount: number;
-  createdAt: Date;
-  hintIntervalMs: number | null;
-  hintIntervalExpiresAt: Date | null;
-  hintOneShotAt: Date | null;
-  hintOneShotExpiresAt: Date | null;
+  /** Who set each hint (the rest of the schedule's inputs are ScheduleInput's, read with the target). */
   hintIntervalOrigin: string | null;
   hintOneShotOrigin: string | null;
   jitterMs: number;
