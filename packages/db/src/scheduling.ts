@@ -8,7 +8,7 @@
  * notifies the scheduler, whose recompute queues that run and clears the mark (a lost notification is
  * found by the reconcile sweep).
  */
-import { AppError, notFound, type ResponseRule, type SuccessWhen } from '@kairos/core';
+import { AppError, notFound, type AiRulesChange } from '@kairos/core';
 import type { Database } from './client.js';
 import { CLEARED_INTERVAL_HINT, getEndpoint, type EndpointWithJob } from './endpoints.js';
 import { planChangedSchedule } from './schedule-state.js';
@@ -21,14 +21,7 @@ export type ScheduleChange =
   | { kind: 'clear-hints' }
   | { kind: 'reset-failures' }
   /** The planner's own response rules (core governRulesProposal), stored apart from the user's. */
-  | {
-      kind: 'ai-rules';
-      rules: ResponseRule[] | null;
-      successWhen?: SuccessWhen | null;
-      reason: string;
-      expiresAt: Date;
-      sessionId?: string;
-    };
+  | AiRulesChange;
 
 const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 

@@ -42,18 +42,20 @@ export type PlannerChange =
   | { kind: 'interval-hint'; intervalMs: number; expiresAt: Date; reason: string; origin: 'planner' }
   | { kind: 'one-shot-hint'; nextRunAt: Date; expiresAt: Date; reason: string; origin: 'planner' }
   | { kind: 'clear-hints' }
-  /**
-   * The planner's own response rules, replacing its earlier ones (never the user's). successWhen
-   * undefined keeps the planner's current one; null removes it. sessionId: the analysis that set them.
-   */
-  | {
-      kind: 'ai-rules';
-      rules: ResponseRule[] | null;
-      successWhen?: SuccessWhen | null;
-      reason: string;
-      expiresAt: Date;
-      sessionId?: string;
-    };
+  | AiRulesChange;
+
+/**
+ * The planner's own response rules, replacing its earlier ones (never the user's). successWhen
+ * undefined keeps the planner's current one; null removes it. sessionId: the analysis that set them.
+ */
+export interface AiRulesChange {
+  kind: 'ai-rules';
+  rules: ResponseRule[] | null;
+  successWhen?: SuccessWhen | null;
+  reason: string;
+  expiresAt: Date;
+  sessionId?: string;
+}
 
 export type GovernorVerdict =
   | { kind: 'apply'; change: PlannerChange; summary: string }
