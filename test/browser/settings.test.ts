@@ -104,6 +104,7 @@ describe('settings', () => {
     expect(await settingsNow()).toEqual({
       aiSchedulingEnabled: false,
       aiShadowMode: true,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       notifyFailureThreshold: 3,
       autoPauseAfterFailures: null,

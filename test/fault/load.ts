@@ -64,10 +64,30 @@ export interface Load {
   endpointIds: string[];
 }
 
+export interface LoadAccount {
+  accountId: string;
+  apiKey: string;
+}
+
+/** An enterprise account created with this tree's db package, as `kairos accounts create` does. */
+async function createLoadAccount(databaseUrl: string, masterKeyHex: string): Promise<LoadAccount> {
+  const db = createDatabase({ url: databaseUrl, poolMax: 2 });
+  try {
+    const created = await createAccount(
+      db,
+      { email: `fault-${Date.now()}@example.test`, tier: 'enterprise', apiKeyName: 'fault-suite' },
+      { masterKey: Buffer.from(masterKeyHex, 'hex') },
+    );
+    return { accountId: created.account.id, apiKey: created.apiKey!.raw };
+  } finally {
+    await db.close();
+  }
+}
+
 /**
  * `count` endpoints on a 1 s interval with a 2 s timeout (a hanging target costs 2 s, not the
- * default 30). The account is created with the db package (as `kairos accounts create` does), the
- * job and endpoints through the api.
+ * default 30). The account is `account` when given (a database on another release's schema needs
+ * that release's CLI), else created with this tree's db package; the job and endpoints through the api.
  */
 export async function createLoad(options: {
   databaseUrl: string;
@@ -75,19 +95,9 @@ export async function createLoad(options: {
   apiPort: number;
   targetPort: number;
   count: number;
+  account?: LoadAccount;
 }): Promise<Load> {
-  const db = createDatabase({ url: options.databaseUrl, poolMax: 2 });
-  let created;
-  try {
-    created = await createAccount(
-      db,
-      { email: `fault-${Date.now()}@example.test`, tier: 'enterprise', apiKeyName: 'fault-suite' },
-      { masterKey: Buffer.from(options.masterKeyHex, 'hex') },
-    );
-  } finally {
-    await db.close();
-  }
-  const apiKey = created.apiKey!.raw;
+  const { accountId, apiKey } = options.account ?? (await createLoadAccount(options.databaseUrl, options.masterKeyHex));
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`http://127.0.0.1:${options.apiPort}/api${path}`, {
       method: 'POST',
@@ -112,5 +122,5 @@ export async function createLoad(options: {
     });
     endpointIds.push(endpoint.id);
   }
-  return { accountId: created.account.id, endpointIds };
+  return { accountId, endpointIds };
 }

@@ -60,6 +60,39 @@ export function migrate(root: string, databaseUrl: string): void {
   }
 }
 
+/**
+ * An enterprise account and its api key from `kairos accounts create --json` of the tree at `root`:
+ * the account rows that release writes, on the schema it migrated.
+ */
+export function createAccountWithCli(
+  root: string,
+  databaseUrl: string,
+  redisUrl: string,
+): { accountId: string; apiKey: string } {
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--conditions=source',
+      '--import',
+      'tsx',
+      join(root, 'scripts/kairos.ts'),
+      'accounts',
+      'create',
+      '--email',
+      `fault-${Date.now()}@example.test`,
+      '--tier',
+      'enterprise',
+      '--json',
+    ],
+    { cwd: root, env: serviceEnv(databaseUrl, redisUrl, {}), encoding: 'utf8', timeout: 60_000 },
+  );
+  if (result.status !== 0) {
+    throw new Error(`kairos accounts create of ${root} failed (${result.status}): ${result.stderr}`);
+  }
+  const created = JSON.parse(result.stdout) as { accountId: string; apiKey: string };
+  return { accountId: created.accountId, apiKey: created.apiKey };
+}
+
 /** Starts one service of the tree at `root` from its sources; resolves once it has spawned (see waitReady). */
 export function startService(options: {
   root: string;

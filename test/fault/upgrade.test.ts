@@ -23,7 +23,7 @@ import type pg from 'pg';
 import { createLoad, startTarget, type Load, type Target } from './load.js';
 import { countWindow, measurementPool, waitUntilEveryEndpointRan } from './measure.js';
 import { freePort, sleep } from './processes.js';
-import { migrate, ROOT, startService, waitReady, type ServiceProcess } from './services.js';
+import { createAccountWithCli, migrate, ROOT, startService, waitReady, type ServiceProcess } from './services.js';
 import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from './stores.js';
 import { MASTER_KEY_HEX, type ServiceName } from './system.js';
 
@@ -113,6 +113,7 @@ afterAll(async () => {
       apiPort: old[0]!.port,
       targetPort: target.port,
       count: ENDPOINTS,
+      account: createAccountWithCli(previousDir, databaseUrl, redis.url),
     });
     pool = measurementPool(databaseUrl);
     const steady = await waitUntilEveryEndpointRan(pool, load, Date.now() + 2000, Date.now() + 60_000);
