@@ -311,7 +311,9 @@ describe('a pathological pattern', () => {
     const steadyRuns = (await runsOf(steady.id)).filter((run) => run.startedAt >= hugeRuns[0]!.startedAt);
     expect(steadyRuns.length).toBeGreaterThanOrEqual(3);
     const lateMs = steadyRuns.map((run) => run.startedAt.getTime() - run.scheduledAt.getTime());
-    expect(Math.max(...lateMs)).toBeLessThan(1000);
+    // A stalled executor would hold the steady endpoint for every evaluation in a row (seconds); a
+    // busy machine's scheduling noise stays well under two.
+    expect(Math.max(...lateMs)).toBeLessThan(2000);
   }, 40_000);
 });
 
@@ -338,7 +340,9 @@ describe('backtest', () => {
     const playing = setInterval(() => {
       for (const path of ['/recorded', '/live']) {
         const count = target.requests.filter((request) => request.url === path).length;
-        if (served.get(path) !== count) bodies.set(path, sequence[Math.min(count, sequence.length - 1)]);
+        // Past the sequence: a body no rule matches that is a success either way, so a run more before
+        // the pause changes nothing the comparison reads.
+        if (served.get(path) !== count) bodies.set(path, sequence[count] ?? { backlog: 50, ok: true });
         served.set(path, count);
       }
     }, 2);
@@ -352,20 +356,23 @@ describe('backtest', () => {
       await api.post(`/api/endpoints/${recorded.id}/pause`, {
         pausedUntil: new Date(Date.now() + 3_600_000).toISOString(),
       });
-      const report = (await api.post(`/api/endpoints/${recorded.id}/backtest`, { successWhen, rules, limit: 6 })).body;
+      // Every recorded run (one more may start before the pause lands), the first six compared.
+      const report = (await api.post(`/api/endpoints/${recorded.id}/backtest`, { successWhen, rules, limit: 100 }))
+        .body;
+      const replayed = report.runs.slice(0, sequence.length);
 
       // The same responses, live, with the rules set.
       const live = await createEndpoint(jobId, '/live', { baselineIntervalMs: 2000, successWhen, rules });
       const liveRuns = (await runCount(live.id, sequence.length, 25_000)).slice(0, sequence.length);
-      expect(report.runsReplayed).toBe(sequence.length);
-      expect(report.runs.map((run: { status: string }) => run.status)).toEqual(liveRuns.map((run) => run.status));
-      expect(report.runs.map((run: { errorKind: string | null }) => run.errorKind)).toEqual(
+      expect(report.runsReplayed).toBeGreaterThanOrEqual(sequence.length);
+      expect(replayed.map((run: { status: string }) => run.status)).toEqual(liveRuns.map((run) => run.status));
+      expect(replayed.map((run: { errorKind: string | null }) => run.errorKind)).toEqual(
         liveRuns.map((run) => run.errorKind),
       );
-      expect(report.runs.map((run: { errorMessage: string | null }) => run.errorMessage)).toEqual(
+      expect(replayed.map((run: { errorMessage: string | null }) => run.errorMessage)).toEqual(
         liveRuns.map((run) => run.errorMessage),
       );
-      expect(report.runs.map((run: { rulesMatched: string[] }) => run.rulesMatched)).toEqual(
+      expect(replayed.map((run: { rulesMatched: string[] }) => run.rulesMatched)).toEqual(
         liveRuns.map((run) => run.rulesMatched),
       );
       expect(report.statusChanges.map((change: { runId: string }) => change.runId)).toHaveLength(2);

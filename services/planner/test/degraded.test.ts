@@ -263,6 +263,7 @@ describe('AI scheduling disabled', () => {
     expect(disabled.body.settings).toEqual({
       aiSchedulingEnabled: false,
       aiShadowMode: false,
+      aiRules: false,
       signingKeyGraceMinutes: 0,
       notifyFailureThreshold: 3,
       autoPauseAfterFailures: null,
