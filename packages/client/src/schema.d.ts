@@ -977,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the account
-         * @description Answers a one-time link (valid 7 days; Cache-Control: no-store): whoever opens it signed in joins with the role. Inviting an owner needs the owner role.
+         * @description Answers a one-time link (valid 7 days; Cache-Control: no-store): whoever opens it signed in joins with the role. Inviting an owner needs the owner role. With SMTP configured on the server the link is also sent to the address by e-mail (emailed: true), within the account's limit of confirmation mails (429 beyond it).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -2702,6 +2702,8 @@ export interface components {
             acceptedAt: string | null;
             /** @description The one-time token (POST /api/invitations/accept). Shown only now */
             token: string;
+            /** @description true: the link is also sent to the address by e-mail (the server has SMTP settings) */
+            emailed: boolean;
             /** @description The link to hand to the invited person. Shown only now */
             acceptUrl: string;
         };
