@@ -913,7 +913,7 @@ export interface paths {
         };
         /**
          * The account's audit log, newest first
-         * @description Sign-ins, API key and device changes, signing key create/rotate, job and endpoint changes, pauses and hints (by users, keys, tokens, the planner and operators).
+         * @description Sign-ins, API key and device changes, signing key create/rotate, job and endpoint changes, pauses and hints (by users, keys, tokens, the planner and operators). Filters combine: action, actorType and actorId, targetType, and the time range since (included) to until (excluded).
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -6336,6 +6336,16 @@ export interface operations {
                 offset?: number;
                 /** @description Only this action */
                 action?: string;
+                /** @description Only events by this kind of actor */
+                actorType?: "user" | "api_key" | "access_token" | "planner" | "operator" | "system";
+                /** @description Only events by this actor (a user, key or token id) */
+                actorId?: string;
+                /** @description Only events on this kind of resource (job, endpoint, api_key, member…) */
+                targetType?: string;
+                /** @description Only events at or after this time */
+                since?: string;
+                /** @description Only events before this time */
+                until?: string;
             };
             header?: never;
             path?: never;
