@@ -28,6 +28,7 @@ import { parsePath } from '../packages/core/src/rules/path.js';
 import { ruleAction } from '../packages/core/src/schemas/response-rules.js';
 import { parseCron } from '../packages/core/src/schedule/cron.js';
 import { isValidTimezone } from '../packages/core/src/schedule/zoned-time.js';
+import { sensitiveHeaderValues } from '../packages/core/src/signing/sealed-headers.js';
 import { verifySignature } from '../packages/core/src/signing/signature.js';
 import { hasUnstorableText, toStorableText } from '../packages/core/src/storable.js';
 import { UNTRACED_PATHS } from '../packages/runtime/src/tracing.js';
@@ -207,6 +208,12 @@ const PATTERNS: RequestPattern[] = [
       'packages/core/src/schemas/endpoint.ts: /^[A-Za-z-]{0,20} *$/',
     ],
     prefixes: ['{{', '{{secrets.a}}', 'Bearer {{secrets.a}} ', 'a'],
+  },
+  {
+    name: "a sensitive header value's credential (what a run record masks)",
+    run: (input) => sensitiveHeaderValues({ authorization: input }),
+    covers: ['packages/core/src/signing/sealed-headers.ts: /^[A-Za-z-]{1,20} +(\\S+)$/'],
+    prefixes: ['Bearer ', 'a ', 'Basic  x'],
   },
   // packages/client: the Link header of the server it is pointed at.
   {

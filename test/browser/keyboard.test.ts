@@ -131,11 +131,23 @@ describe('navigation (item 1)', () => {
     await page.goto(h.url('/jobs'));
     await page.getByRole('heading', { name: 'Jobs', level: 1 }).waitFor();
     const stops: string[] = [];
-    for (let step = 0; step < 7; step += 1) {
+    for (let step = 0; step < 9; step += 1) {
       await page.keyboard.press('Tab');
       stops.push((await focused(page)).name);
     }
-    expect(stops).toEqual(['Skip to content', 'Kairos', 'Dashboard', 'Jobs', 'Settings', 'Sign out', 'New job']);
+    expect(stops).toEqual([
+      'Skip to content',
+      'Kairos',
+      'Dashboard',
+      'Jobs',
+      'Members',
+      'Audit',
+      'Settings',
+      'Sign out',
+      'New job',
+    ]);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Shift+Tab');
     await page.keyboard.press('Shift+Tab');

@@ -913,7 +913,7 @@ export interface paths {
         };
         /**
          * The account's audit log, newest first
-         * @description Sign-ins, API key and device changes, signing key create/rotate, job and endpoint changes, pauses and hints (by users, keys, tokens, the planner and operators).
+         * @description Sign-ins, API key and device changes, signing key create/rotate, job and endpoint changes, pauses and hints (by users, keys, tokens, the planner and operators). Filters combine: action, actorType and actorId, targetType, and the time range since (included) to until (excluded).
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -977,7 +977,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone to the account
-         * @description Answers a one-time link (valid 7 days; Cache-Control: no-store): whoever opens it signed in joins with the role. Inviting an owner needs the owner role.
+         * @description Answers a one-time link (valid 7 days; Cache-Control: no-store): whoever opens it signed in joins with the role. Inviting an owner needs the owner role. With SMTP configured on the server the link is also sent to the address by e-mail (emailed: true), within the account's limit of confirmation mails (429 beyond it).
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -2702,6 +2702,8 @@ export interface components {
             acceptedAt: string | null;
             /** @description The one-time token (POST /api/invitations/accept). Shown only now */
             token: string;
+            /** @description true: the link is also sent to the address by e-mail (the server has SMTP settings) */
+            emailed: boolean;
             /** @description The link to hand to the invited person. Shown only now */
             acceptUrl: string;
         };
@@ -6334,6 +6336,16 @@ export interface operations {
                 offset?: number;
                 /** @description Only this action */
                 action?: string;
+                /** @description Only events by this kind of actor */
+                actorType?: "user" | "api_key" | "access_token" | "planner" | "operator" | "system";
+                /** @description Only events by this actor (a user, key or token id) */
+                actorId?: string;
+                /** @description Only events on this kind of resource (job, endpoint, api_key, member…) */
+                targetType?: string;
+                /** @description Only events at or after this time */
+                since?: string;
+                /** @description Only events before this time */
+                until?: string;
             };
             header?: never;
             path?: never;

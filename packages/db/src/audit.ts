@@ -43,9 +43,29 @@ export async function recordAudit(db: Database, event: AuditEventInput): Promise
 export async function listAuditEvents(
   db: Database,
   accountId: string,
-  query: { limit: number; offset: number; action?: string | undefined },
+  query: {
+    limit: number;
+    offset: number;
+    action?: string | undefined;
+    actorType?: string | undefined;
+    actorId?: string | undefined;
+    targetType?: string | undefined;
+    since?: string | undefined;
+    until?: string | undefined;
+  },
 ): Promise<{ events: AuditEvent[]; total: number }> {
-  const where = { accountId, ...(query.action ? { action: query.action } : {}) };
+  const createdAt = {
+    ...(query.since ? { gte: new Date(query.since) } : {}),
+    ...(query.until ? { lt: new Date(query.until) } : {}),
+  };
+  const where = {
+    accountId,
+    ...(query.action ? { action: query.action } : {}),
+    ...(query.actorType ? { actorType: query.actorType } : {}),
+    ...(query.actorId ? { actorId: query.actorId } : {}),
+    ...(query.targetType ? { targetType: query.targetType } : {}),
+    ...(query.since || query.until ? { createdAt } : {}),
+  };
   const [events, total] = await Promise.all([
     db.prisma.auditEvent.findMany({
       where,

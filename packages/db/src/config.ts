@@ -18,7 +18,11 @@ import { notificationRow } from './notifications.js';
 type Client = PrismaClient | Prisma.TransactionClient;
 
 /** Jobs that are not archived with their endpoints that are not archived, oldest first; and the channels. */
-export async function loadConfigState(client: Client | Database, accountId: string): Promise<ConfigState> {
+export async function loadConfigState(
+  client: Client | Database,
+  accountId: string,
+  masterKey?: Buffer,
+): Promise<ConfigState> {
   const prisma = 'prisma' in client ? client.prisma : client;
   const [jobs, channels, secrets] = await Promise.all([
     prisma.job.findMany({
@@ -35,7 +39,7 @@ export async function loadConfigState(client: Client | Database, accountId: stri
       key: job.key,
       name: job.name,
       description: job.description,
-      endpoints: job.endpoints.map((endpoint) => ({ id: endpoint.id, config: endpointConfig(endpoint) })),
+      endpoints: job.endpoints.map((endpoint) => ({ id: endpoint.id, config: endpointConfig(endpoint, masterKey) })),
     })),
     channels: channels.map((channel) => ({
       id: channel.id,
@@ -68,6 +72,8 @@ export interface ApplyContext {
   actor: { type: AuditActorType; id: string | null };
   /** Email channels' recipients, by the index of their operation. */
   recipients: Map<number, ChannelRecipients>;
+  /** Seals sensitive header values (packages/core/src/signing/sealed-headers.ts); without it they are stored plain. */
+  masterKey?: Buffer;
 }
 
 export interface AppliedConfig {
@@ -136,7 +142,7 @@ export async function applyConfigOperations(
               id: operation.id,
               accountId,
               jobId: operation.jobId,
-              ...configData(operation.config),
+              ...configData(operation.config, context.masterKey),
               scheduleDirtyAt: now,
             },
           })
@@ -150,7 +156,11 @@ export async function applyConfigOperations(
         await tx.endpoint
           .update({
             where: { id: operation.id },
-            data: { ...configData(operation.config), ...(onCron ? CLEARED_INTERVAL_HINT : {}), scheduleDirtyAt: now },
+            data: {
+              ...configData(operation.config, context.masterKey),
+              ...(onCron ? CLEARED_INTERVAL_HINT : {}),
+              scheduleDirtyAt: now,
+            },
           })
           .catch((error: unknown) => Promise.reject(keyTaken(error, 'endpoint', operation.config.key)));
         if (JSON.stringify(operation.config.rules) !== JSON.stringify(operation.stored.rules)) {

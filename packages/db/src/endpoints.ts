@@ -1,4 +1,13 @@
-import { AppError, newId, notFound, type EndpointConfig, type ResponseRule } from '@kairos/core';
+import {
+  AppError,
+  decryptSecret,
+  newId,
+  notFound,
+  openHeaders,
+  sealHeaders,
+  type EndpointConfig,
+  type ResponseRule,
+} from '@kairos/core';
 import type { Database } from './client.js';
 import type { Endpoint, Job } from './generated/prisma/client.js';
 import { Prisma } from './generated/prisma/client.js';
@@ -9,7 +18,14 @@ const withJob = { job: { select: { id: true, status: true } } } as const;
 
 const jsonOrNull = (value: unknown) => (value === null ? Prisma.DbNull : (value as Prisma.InputJsonValue));
 
-export function configData(config: EndpointConfig) {
+/**
+ * The row's columns for a configuration. With the master key, sensitive header values are stored
+ * sealed (sealedHeaders, the headers keeping the mask); without it (tests, scripts) in plain headers.
+ */
+export function configData(config: EndpointConfig, masterKey?: Buffer) {
+  const { headers, sealedHeaders } = masterKey
+    ? sealHeaders(config.headers, masterKey)
+    : { headers: config.headers, sealedHeaders: null };
   return {
     key: config.key,
     name: config.name,
@@ -29,13 +45,17 @@ export function configData(config: EndpointConfig) {
     propagateTrace: config.propagateTrace,
     successWhen: jsonOrNull(config.successWhen),
     rules: jsonOrNull(config.rules),
-    headers: jsonOrNull(config.headers),
+    headers: jsonOrNull(headers),
+    sealedHeaders,
     body: jsonOrNull(config.body),
   };
 }
 
-/** The stored configuration of an endpoint, as the input validators see it. */
-export function endpointConfig(endpoint: Endpoint): EndpointConfig {
+/**
+ * The stored configuration of an endpoint, as the input validators see it: sealed header values
+ * opened with the master key (a row with sealed values read without it throws).
+ */
+export function endpointConfig(endpoint: Endpoint, masterKey?: Buffer): EndpointConfig {
   return {
     key: endpoint.key,
     name: endpoint.name,
@@ -55,7 +75,15 @@ export function endpointConfig(endpoint: Endpoint): EndpointConfig {
     propagateTrace: endpoint.propagateTrace,
     successWhen: (endpoint.successWhen as EndpointConfig['successWhen']) ?? null,
     rules: (endpoint.rules as EndpointConfig['rules']) ?? null,
-    headers: (endpoint.headers as Record<string, string> | null) ?? null,
+    headers: openHeaders(
+      (endpoint.headers as Record<string, string> | null) ?? null,
+      endpoint.sealedHeaders,
+      (sealed) => {
+        if (!masterKey)
+          throw new Error(`endpoint ${endpoint.id} has sealed header values: reading them needs the master key`);
+        return decryptSecret(sealed, masterKey);
+      },
+    ),
     body: (endpoint.body as EndpointConfig['body']) ?? null,
   };
 }
@@ -65,6 +93,7 @@ export async function createEndpoint(
   accountId: string,
   jobId: string,
   config: EndpointConfig,
+  masterKey?: Buffer,
 ): Promise<EndpointWithJob> {
   const job = await db.prisma.job.findFirst({ where: { id: jobId, accountId }, select: { status: true } });
   if (!job) throw notFound('job', jobId);
@@ -72,7 +101,7 @@ export async function createEndpoint(
     throw new AppError('CONFLICT', 'cannot add endpoints to an archived job', { status: job.status });
   }
   return db.prisma.endpoint
-    .create({ data: { id: newId(), accountId, jobId, ...configData(config) }, include: withJob })
+    .create({ data: { id: newId(), accountId, jobId, ...configData(config, masterKey) }, include: withJob })
     .catch((error: unknown) => {
       throw keyTaken(error, 'endpoint', config.key);
     });
@@ -154,12 +183,12 @@ export async function updateEndpoint(
   accountId: string,
   endpointId: string,
   config: EndpointConfig,
-  options: { clearIntervalHint: boolean; clearRuleIntervalHint?: boolean },
+  options: { clearIntervalHint: boolean; clearRuleIntervalHint?: boolean; masterKey?: Buffer },
 ): Promise<EndpointWithJob> {
   const { count } = await db.prisma.endpoint
     .updateMany({
       where: { id: endpointId, accountId, archivedAt: null },
-      data: { ...configData(config), ...(options.clearIntervalHint ? CLEARED_INTERVAL_HINT : {}) },
+      data: { ...configData(config, options.masterKey), ...(options.clearIntervalHint ? CLEARED_INTERVAL_HINT : {}) },
     })
     .catch((error: unknown) => {
       throw keyTaken(error, 'endpoint', config.key);

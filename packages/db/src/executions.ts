@@ -35,7 +35,10 @@ export interface ExecutionTarget extends ScheduleInput {
   pausedUntil: Date | null;
   url: string;
   method: string;
+  /** Sensitive values read "********" here while sealedHeaders holds them (packages/core/src/signing/sealed-headers.ts). */
   headers: Record<string, string> | null;
+  /** The endpoint's sensitive header values, encrypted under the master key; null: none (or stored plain). */
+  sealedHeaders: string | null;
   body: string | Record<string, unknown> | unknown[] | null;
   timeoutMs: number;
   maxResponseSizeKb: number;
@@ -99,7 +102,7 @@ const AI_RULES_IN_FORCE = `(e."aiRulesExpiresAt" > now() AND a."aiRules" AND a."
 const SELECT_TARGETS = `
   SELECT e.id, e."accountId", j.status AS "jobStatus", ${epochMs('e."archivedAt"', 'archivedAt')}, e."scheduleVersion",
          e."nextRunId", ${epochMs('e."nextRunAt"', 'nextRunAt')}, e."nextRunSource", ${epochMs('e."pausedUntil"', 'pausedUntil')},
-         e.url, e.method, e.headers, e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace",
+         e.url, e.method, e.headers, e."sealedHeaders", e.body, e."timeoutMs", e."maxResponseSizeKb", e.retry, e."propagateTrace",
          ${epochMs('e."lastRunAt"', 'lastRunAt')}, ${epochMs('e."lastScheduledAt"', 'lastScheduledAt')},
          k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
          ${epochMs('k."previousExpiresAt"', 'previousSigningKeyExpiresAt')},

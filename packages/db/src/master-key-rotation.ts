@@ -4,8 +4,10 @@
  * each row updated only if it still holds the value read (a concurrent rotation or update already
  * wrote it under the current key), so it is safe to stop and run again: it resumes where values
  * are still under an old key. Operator only (the `kairos master-key rotate` CLI).
+ * Endpoints' sealed header values are re-encrypted the same way, and sensitive header values stored
+ * plain before they were sealed at rest are sealed (endpoints.headers: sealPlainHeaders).
  */
-import { currentMasterKeyId, decryptSecret, encryptSecret, isUnderCurrentMasterKey } from '@kairos/core';
+import { currentMasterKeyId, decryptSecret, encryptSecret, isUnderCurrentMasterKey, sealHeaders } from '@kairos/core';
 import type { Database } from './client.js';
 
 export interface RotationProgress {
@@ -18,6 +20,7 @@ const COLUMNS = [
   { table: 'signing_keys', column: 'encryptedKey' },
   { table: 'signing_keys', column: 'previousEncryptedKey' },
   { table: 'secrets', column: 'encryptedValue' },
+  { table: 'endpoints', column: 'sealedHeaders' },
 ] as const;
 
 export async function rotateMasterKey(
@@ -58,7 +61,47 @@ export async function rotateMasterKey(
     }
     totals.push(total);
   }
+  totals.push(await sealPlainHeaders(db, masterKey, batchSize, options.onBatch));
   return totals;
+}
+
+/**
+ * Seals the sensitive header values of endpoints stored before they were sealed at rest (their
+ * headers hold them plain, sealedHeaders is null), in batches by id; a row changed meanwhile (an
+ * update seals its own) is left as that update wrote it.
+ */
+async function sealPlainHeaders(
+  db: Database,
+  masterKey: Buffer,
+  batchSize: number,
+  onBatch: ((progress: RotationProgress) => void) | undefined,
+): Promise<RotationProgress> {
+  const total = { table: 'endpoints', column: 'headers', reencrypted: 0 };
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const { rows } = await db.pool.query<{ id: string; headers: Record<string, string> }>(
+      `SELECT id, headers FROM endpoints
+        WHERE id > $1 AND headers IS NOT NULL AND jsonb_typeof(headers) = 'object' AND "sealedHeaders" IS NULL
+        ORDER BY id LIMIT $2`,
+      [after, batchSize],
+    );
+    if (rows.length === 0) break;
+    let sealed = 0;
+    for (const row of rows) {
+      const { headers, sealedHeaders } = sealHeaders(row.headers, masterKey);
+      if (sealedHeaders === null) continue;
+      const result = await db.pool.query(
+        `UPDATE endpoints SET headers = $1::jsonb, "sealedHeaders" = $2
+          WHERE id = $3 AND "sealedHeaders" IS NULL AND headers = $4::jsonb`,
+        [JSON.stringify(headers), sealedHeaders, row.id, JSON.stringify(row.headers)],
+      );
+      sealed += result.rowCount ?? 0;
+    }
+    after = rows.at(-1)!.id;
+    total.reencrypted += sealed;
+    onBatch?.({ table: 'endpoints', column: 'headers', reencrypted: sealed });
+  }
+  return total;
 }
 
 /** How many values are still sealed under another key than the current one. */

@@ -144,6 +144,35 @@ export const notificationJobPayload = z.object({ notificationId: z.string() });
 export type NotificationJobPayload = z.infer<typeof notificationJobPayload>;
 
 /**
+ * → executor: mail an invitation link (sent with the notifications' SMTP settings and retries). The
+ * link is a one-time credential: it travels sealed under the master key (packages/core/src/signing/secret-box.ts),
+ * the executor opens it into the mail; the job is removed once sent.
+ */
+export const INVITATION_MAIL_JOB = 'invitation-mail';
+export const invitationMailPayload = z.object({
+  invitationId: z.string(),
+  email: z.string(),
+  role: z.string(),
+  /** Who invited (a name or an e-mail address), shown in the mail; null: not known. */
+  invitedBy: z.string().nullable(),
+  sealedUrl: z.string(),
+  expiresAt: z.string(),
+});
+export type InvitationMailPayload = z.infer<typeof invitationMailPayload>;
+
+export const invitationMailJob = (payload: InvitationMailPayload) => ({
+  name: INVITATION_MAIL_JOB,
+  data: payload,
+  opts: {
+    jobId: `invitation.${payload.invitationId}`,
+    attempts: NOTIFICATION_ATTEMPTS,
+    backoff: { type: 'notification' },
+    removeOnComplete: true,
+    removeOnFail: true,
+  },
+});
+
+/**
  * Delivery retries of a notification: 6 attempts, with the worker's backoff (type `notification`:
  * exponential from its NOTIFICATION_RETRY_BASE_MS, 2 s by default → 2, 4, 8, 16, 32 s, about a minute
  * in all, enough for a receiver's restart or a deploy). The job id is the notification id, so adding

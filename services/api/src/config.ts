@@ -115,14 +115,14 @@ const schema = z
       .optional()
       .describe('`production` requires KAIROS_MASTER_KEY, KAIROS_PUBLIC_URL and KAIROS_METRICS_TOKEN.'),
     /**
-     * SMTP server of email notification channels (the executors send; the api only refuses to create an
-     * email channel while this is unset). Same value as the executors'.
+     * SMTP server of email notification channels and invitation mails (the executors send; the api only
+     * refuses to create an email channel while this is unset, and mails no invitation). Same value as the executors'.
      */
     KAIROS_SMTP_URL: z
       .url()
       .optional()
       .describe(
-        "SMTP server of email notification channels (`smtp://user:pass@host:587`); unset: email channels are refused (409). The same value as the executors'.",
+        "SMTP server of email notification channels and invitation mails (`smtp://user:pass@host:587`); unset: email channels are refused (409) and invitations are not mailed. The same value as the executors'.",
       ),
     /**
      * The web UI's built files (services/web/dist). Unset: the bundle beside this service; empty: the

@@ -3,6 +3,7 @@
  * (one transaction, audit-logged, idempotent), prune, YAML, and validation errors that name the
  * document path and change nothing.
  */
+import { endpointConfig } from '@kairos/db';
 import { stringify } from 'yaml';
 import {
   createApiHarness,
@@ -141,7 +142,7 @@ describe('export, plan and apply', () => {
     const plan = await api.post('/api/config/plan', exported.body);
     expect(plan.body).toEqual({ changes: [], unchanged: 4, prune: false });
     const stored = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: first.id } });
-    expect(stored.headers).toEqual({ 'X-Api-Key': 'k-123' });
+    expect(endpointConfig(stored, harness.masterKey).headers).toEqual({ 'X-Api-Key': 'k-123' });
     expect(stored.key).toBe('charge');
 
     // The same document again: nothing written, not even an audit event.
@@ -165,8 +166,12 @@ describe('export, plan and apply', () => {
     expect(check).toMatchObject({ key: 'check', baselineIntervalMs: 60_000 });
     expect(check.rules[0].then.runEndpoint).toBe(ids[2]);
     const rows = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: ids[1] } });
+    expect(endpointConfig(rows, harness.masterKey).headers).toEqual({
+      Authorization: 'Bearer s3cret',
+      Accept: 'application/json',
+    });
     expect(rows).toMatchObject({
-      headers: { Authorization: 'Bearer s3cret', Accept: 'application/json' },
+      headers: { Authorization: '********', Accept: 'application/json' },
       // The scheduler plans its first run from this mark (no scheduler runs in this test).
       scheduleDirtyAt: expect.any(Date),
     });
@@ -214,9 +219,13 @@ describe('export, plan and apply', () => {
     const applied = await api.post('/api/config/apply', documentOf([changed]));
     expect(applied.body).toMatchObject({ applied: true, changes: plan.body.changes });
     const after = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: ids[1] } });
+    expect(endpointConfig(after, harness.masterKey).headers).toEqual({
+      Authorization: 'Bearer s3cret',
+      Accept: 'text/plain',
+    });
     expect(after).toMatchObject({
       baselineIntervalMs: 120_000,
-      headers: { Authorization: 'Bearer s3cret', Accept: 'text/plain' },
+      headers: { Authorization: '********', Accept: 'text/plain' },
       scheduleDirtyAt: expect.any(Date),
     });
     expect((await api.post('/api/config/plan', documentOf([changed]))).body.changes).toEqual([]);

@@ -1,3 +1,4 @@
+import { endpointConfig } from '@kairos/db';
 import { createApiHarness, endpointInput, type ApiClient, type ApiHarness } from '../../../test/api.js';
 
 let harness: ApiHarness;
@@ -105,7 +106,13 @@ describe('endpoints', () => {
     });
     expect(patched.status).toBe(200);
     const stored = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: created.id } });
-    expect(stored.headers).toEqual({ Authorization: 'Bearer s3cret', 'X-Plain': 'changed' });
+    // Stored sealed (the row holds the mask), opened with the master key.
+    expect(stored.headers).toEqual({ Authorization: '********', 'X-Plain': 'changed' });
+    expect(stored.sealedHeaders).not.toContain('s3cret');
+    expect(endpointConfig(stored, harness.masterKey).headers).toEqual({
+      Authorization: 'Bearer s3cret',
+      'X-Plain': 'changed',
+    });
   });
 
   it('masks every common secret header name (key, signature, credential, session, private) in every answer', async () => {
@@ -140,7 +147,7 @@ describe('endpoints', () => {
     expect(patched.status).toBe(200);
     expect(patched.body.headersJson).toEqual({ ...masked, Accept: 'text/csv' });
     const stored = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: created.id } });
-    expect(stored.headers).toEqual({ ...secrets, Accept: 'text/csv' });
+    expect(endpointConfig(stored, harness.masterKey).headers).toEqual({ ...secrets, Accept: 'text/csv' });
   });
 
   describe('PATCH', () => {

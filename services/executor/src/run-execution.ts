@@ -14,9 +14,12 @@
  */
 import {
   MAX_DISPATCH_WAIT_MS,
+  maskHeaderValues,
   maskSecrets,
   maskSecretsDeep,
+  openHeaders,
   referencedSecretNames,
+  sensitiveHeaderValues,
   substituteSecrets,
   substituteSecretsDeep,
   type RunAttemptRecord,
@@ -196,6 +199,39 @@ export async function executeTestRun(deps: ExecuteDeps, payload: TestRunPayload)
  * card's shape.
  */
 export async function callEndpoint(
+  deps: Pick<ExecuteDeps, 'http' | 'signingKeys' | 'now' | 'secrets'>,
+  target: ExecutionTarget,
+  runId: string,
+  scheduledAt: Date,
+): Promise<HttpOutcome> {
+  // Sensitive header values stored sealed: opened for the call (cached by ciphertext, as signing
+  // keys are). Sealed or stored plain before, they are never recorded: what the run keeps (an
+  // error, a response echoing them) shows the mask in their place.
+  let headers = target.headers;
+  if (target.sealedHeaders !== null) {
+    try {
+      headers = openHeaders(target.headers, target.sealedHeaders, (sealed) => deps.signingKeys.decrypt(sealed));
+    } catch {
+      return failedBeforeSending(
+        deps.now(),
+        'invalid_request',
+        "the endpoint's sensitive header values could not be decrypted (KAIROS_MASTER_KEY changed?); the request was not sent",
+      );
+    }
+  }
+  const values = sensitiveHeaderValues(headers);
+  if (values.length === 0 && target.sealedHeaders === null) return callWithSecrets(deps, target, runId, scheduledAt);
+  const outcome = await callWithSecrets(deps, { ...target, headers, sealedHeaders: null }, runId, scheduledAt);
+  if (values.length === 0) return outcome;
+  return {
+    ...outcome,
+    errorMessage: maskHeaderValues(outcome.errorMessage, values) as string | null,
+    finalUrl: maskHeaderValues(outcome.finalUrl, values) as string | null,
+    responseBody: maskHeaderValues(outcome.responseBody, values) as HttpOutcome['responseBody'],
+  };
+}
+
+async function callWithSecrets(
   deps: Pick<ExecuteDeps, 'http' | 'signingKeys' | 'now' | 'secrets'>,
   target: ExecutionTarget,
   runId: string,

@@ -5,6 +5,8 @@
  * getSlots, 0.53 of 18.2 CPU-s). Cached by ciphertext, an entry can never go stale: a rotated key is
  * a new ciphertext (a fresh IV each time), so the very next request is signed with it, and the
  * master key is fixed for the process's life. A value that fails to decrypt is never cached.
+ * Endpoints' sealed header values (packages/core/src/signing/sealed-headers.ts) are opened through
+ * the same cache: one decryption per stored value, not per run.
  */
 import { decryptSecret } from '@kairos/core';
 

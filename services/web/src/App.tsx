@@ -14,7 +14,10 @@ import { EndpointFormPage } from './pages/endpoint-form';
 import { JobPage } from './pages/job';
 import { JobsPage } from './pages/jobs';
 import { NotFoundPage } from './pages/not-found';
+import { AcceptInvitationPage } from './pages/accept-invitation';
 import { AnalysisSessionPage } from './pages/analysis-session';
+import { AuditPage } from './pages/audit';
+import { MembersPage } from './pages/members';
 import { RunPage } from './pages/run';
 import { SettingsPage } from './pages/settings';
 import { SignInPage } from './pages/sign-in';
@@ -40,6 +43,9 @@ export function App() {
         <Route path="runs/:runId" element={<RunPage />} />
         <Route path="analysis-sessions/:sessionId" element={<AnalysisSessionPage />} />
         <Route path="settings" element={<SettingsPage />} />
+        <Route path="members" element={<MembersPage />} />
+        <Route path="audit" element={<AuditPage />} />
+        <Route path="invitations/accept" element={<AcceptInvitationPage />} />
         <Route path="device" element={<DevicePage />} />
         <Route path="*" element={<NotFoundPage />} />
       </Route>

@@ -15,6 +15,7 @@ import {
   aiSettingsRecord,
   describeAiBudget,
   pagingQuery,
+  timestamp,
   toAiBudgetRecord,
   type TierLimits,
 } from '@kairos/core';
@@ -63,11 +64,12 @@ const accountRecord = z
   })
   .meta({ id: 'Account' });
 
+const AUDIT_ACTOR_TYPES = ['user', 'api_key', 'access_token', 'planner', 'operator', 'system'] as const;
 const auditEventRecord = z
   .object({
     id: z.string(),
     action: z.string().meta({ description: '<resource>.<verb>, e.g. api_key.created, endpoint.paused' }),
-    actorType: z.enum(['user', 'api_key', 'access_token', 'planner', 'operator', 'system']),
+    actorType: z.enum(AUDIT_ACTOR_TYPES),
     actorId: z.string().nullable(),
     targetType: z.string().nullable(),
     targetId: z.string().nullable(),
@@ -76,9 +78,27 @@ const auditEventRecord = z
   })
   .meta({ id: 'AuditEvent' });
 
-const listAuditEventsQuery = pagingQuery(50).extend({
-  action: z.string().max(100).optional().meta({ description: 'Only this action' }),
-});
+const listAuditEventsQuery = pagingQuery(50)
+  .extend({
+    action: z.string().max(100).optional().meta({ description: 'Only this action' }),
+    actorType: z.enum(AUDIT_ACTOR_TYPES).optional().meta({ description: 'Only events by this kind of actor' }),
+    actorId: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: 'Only events by this actor (a user, key or token id)' }),
+    targetType: z
+      .string()
+      .max(50)
+      .optional()
+      .meta({ description: 'Only events on this kind of resource (job, endpoint, api_key, member…)' }),
+    since: timestamp.optional().meta({ description: 'Only events at or after this time' }),
+    until: timestamp.optional().meta({ description: 'Only events before this time' }),
+  })
+  .refine((query) => !query.since || !query.until || Date.parse(query.since) < Date.parse(query.until), {
+    message: 'since must be before until',
+    path: ['until'],
+  });
 
 export async function usageOf(db: Database, account: Account, now: Date): Promise<z.output<typeof usageRecord>> {
   const period = aiBudgetPeriod(now);
@@ -200,7 +220,8 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
       summary: "The account's audit log, newest first",
       description:
         'Sign-ins, API key and device changes, signing key create/rotate, job and endpoint changes, ' +
-        'pauses and hints (by users, keys, tokens, the planner and operators).',
+        'pauses and hints (by users, keys, tokens, the planner and operators). Filters combine: action, ' +
+        'actorType and actorId, targetType, and the time range since (included) to until (excluded).',
       tags: ['Account'],
       query: listAuditEventsQuery,
       responses: {

@@ -44,7 +44,7 @@ export function registerBacktestRoutes(routes: RouteRegistry, deps: ApiDeps): vo
     },
     async ({ auth, params, body }) => {
       const endpoint = await getEndpoint(db, auth.accountId, params.endpointId!);
-      const { config, issues } = applyEndpointInput(endpointConfig(endpoint), {
+      const { config, issues } = applyEndpointInput(endpointConfig(endpoint, deps.masterKey), {
         ...(body.successWhen !== undefined ? { successWhen: body.successWhen } : {}),
         ...(body.rules !== undefined ? { rules: body.rules } : {}),
       });

@@ -292,7 +292,7 @@ export function registerConfigRoutes(routes: RouteRegistry, deps: ApiDeps): void
       },
     },
     async ({ auth, query }) => {
-      const document = exportConfig(await loadConfigState(db, auth.accountId));
+      const document = exportConfig(await loadConfigState(db, auth.accountId, deps.masterKey));
       if (query.format === 'json') return { body: document };
       return { body: stringify(document, { lineWidth: 0 }), type: 'application/yaml; charset=utf-8' };
     },
@@ -316,7 +316,12 @@ export function registerConfigRoutes(routes: RouteRegistry, deps: ApiDeps): void
       },
     },
     async ({ auth, body, query }) => {
-      const plan = await checkedPlan(auth, body, await loadConfigState(db, auth.accountId), query.prune);
+      const plan = await checkedPlan(
+        auth,
+        body,
+        await loadConfigState(db, auth.accountId, deps.masterKey),
+        query.prune,
+      );
       return { body: { changes: plan.changes, unchanged: plan.unchanged, prune: query.prune } };
     },
   );
@@ -346,14 +351,19 @@ export function registerConfigRoutes(routes: RouteRegistry, deps: ApiDeps): void
     async ({ auth, body, query, res }) => {
       const now = deps.now();
       // Checked before the transaction too, so confirmation mails are not charged for a refused document.
-      const first = await checkedPlan(auth, body, await loadConfigState(db, auth.accountId), query.prune);
+      const first = await checkedPlan(
+        auth,
+        body,
+        await loadConfigState(db, auth.accountId, deps.masterKey),
+        query.prune,
+      );
       const recipients = await recipientsOf(auth.accountId, first.operations);
       const mails = [...recipients.values()].reduce((sum, plan) => sum + plan.confirmations.length, 0);
       await spendAccountBucket(deps, res, auth.accountId, 'confirmation-mails', CONFIRMATION_MAILS, mails);
       const outcome = await withConfigTransaction(db, auth.accountId, async (tx) => {
         // Planned again under the lock, on the state it writes over: what an apply racing this one
         // already did is not done twice. Ids fixed by the first plan keep the recipients' links valid.
-        const state = await loadConfigState(tx, auth.accountId);
+        const state = await loadConfigState(tx, auth.accountId, deps.masterKey);
         const plan = await checkedPlan(auth, body, state, query.prune);
         if (plan.changes.length === 0) return { plan, applied: null };
         if (JSON.stringify(plan.changes) !== JSON.stringify(first.changes)) {
@@ -368,6 +378,7 @@ export function registerConfigRoutes(routes: RouteRegistry, deps: ApiDeps): void
             now,
             actor: { type: auth.actor.type, id: auth.actor.id },
             recipients,
+            masterKey: deps.masterKey,
           },
         );
         return { plan, applied };

@@ -92,7 +92,7 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       await assertRuleTargets(db, auth.accountId, params.jobId!, null, config, limits.minIntervalMs);
       assertScheduleQuota(limits, config, null, deps.now());
       await assertEndpointQuota(db, limits, auth.accountId);
-      const endpoint = await createEndpoint(db, auth.accountId, params.jobId!, config);
+      const endpoint = await createEndpoint(db, auth.accountId, params.jobId!, config, deps.masterKey);
       await deps.notifier.notify([endpoint.id], 'endpoint-created');
       await audit(deps, auth, 'endpoint.created', { type: 'endpoint', id: endpoint.id }, { jobId: endpoint.jobId });
       return { status: 201, body: toEndpointRecord(endpoint, deps.now()) };
@@ -176,7 +176,7 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
     async ({ auth, params, body }) => {
       const current = await getEndpoint(db, auth.accountId, params.endpointId!, params.jobId!);
       if (current.archivedAt) throw new AppError('CONFLICT', 'archived endpoints are read-only');
-      const stored = endpointConfig(current);
+      const stored = endpointConfig(current, deps.masterKey);
       const { config, issues } = applyEndpointInput(stored, body);
       if (issues.length > 0) throw validationError(issues, 'body');
       keepMaskedHeaders(config, stored);
@@ -188,6 +188,7 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
       const updated = await updateEndpoint(db, auth.accountId, current.id, config, {
         clearIntervalHint: config.baselineCron !== null,
         clearRuleIntervalHint: body.rules !== undefined,
+        masterKey: deps.masterKey,
       });
       await deps.notifier.notify([updated.id], 'endpoint-updated');
       await audit(deps, auth, 'endpoint.updated', { type: 'endpoint', id: updated.id }, { fields: Object.keys(body) });

@@ -3,9 +3,11 @@
  * for admins (the route registry's roles), and ownership (making, demoting or removing an owner,
  * inviting one) for owners. An account keeps at least one owner (packages/db/src/memberships.ts).
  * Invitations are one-time links valid 7 days; only the SHA-256 of their token is stored; the
- * invited user accepts with POST /api/invitations/accept (routes/auth.ts).
+ * invited user accepts with POST /api/invitations/accept (routes/auth.ts). With SMTP configured the
+ * link is also mailed to the address, by the executors' notification worker (the link sealed in the
+ * queued job), within the account's confirmation-mail limit.
  */
-import { AppError, MEMBER_ROLES, generateSecret, roleAtLeast, type MemberRole } from '@kairos/core';
+import { AppError, MEMBER_ROLES, encryptSecret, generateSecret, roleAtLeast, type MemberRole } from '@kairos/core';
 import {
   createInvitation,
   deleteInvitation,
@@ -17,8 +19,10 @@ import {
   type InvitationInfo,
   type Member,
 } from '@kairos/db';
+import { createNotificationQueue, type NotificationQueue } from '@kairos/queue';
 import { z } from 'zod';
 import { audit } from '../audit.js';
+import { CONFIRMATION_MAILS, spendAccountBucket } from '../notification-recipients.js';
 import type { AuthContext } from '../auth/context.js';
 import type { RouteRegistry } from '../http/route.js';
 import { TOTAL_COUNT_HEADER, errorResponses, isoOrNull, isoTime } from './common.js';
@@ -46,6 +50,9 @@ const invitationRecord = z
 const createdInvitation = invitationRecord
   .extend({
     token: z.string().meta({ description: 'The one-time token (POST /api/invitations/accept). Shown only now' }),
+    emailed: z.boolean().meta({
+      description: 'true: the link is also sent to the address by e-mail (the server has SMTP settings)',
+    }),
     acceptUrl: z.string().meta({ description: 'The link to hand to the invited person. Shown only now' }),
   })
   .meta({ id: 'CreatedInvitation' });
@@ -72,6 +79,7 @@ function requireOwnerFor(auth: AuthContext, what: string): void {
 }
 
 export function registerMemberRoutes(routes: RouteRegistry, deps: ApiDeps): void {
+  let mailQueue: NotificationQueue | null = null;
   const tags = ['Members'];
   const forget = (userId: string) => {
     deps.apiKeys.evictUser(userId);
@@ -181,16 +189,19 @@ export function registerMemberRoutes(routes: RouteRegistry, deps: ApiDeps): void
       summary: 'Invite someone to the account',
       description:
         'Answers a one-time link (valid 7 days; Cache-Control: no-store): whoever opens it signed in joins with the role. ' +
-        'Inviting an owner needs the owner role.',
+        'Inviting an owner needs the owner role. With SMTP configured on the server the link is also sent to the ' +
+        "address by e-mail (emailed: true), within the account's limit of confirmation mails (429 beyond it).",
       tags,
       body: z.strictObject({ email: z.email(), role }).meta({ id: 'CreateInvitationInput' }),
       responses: {
         201: { description: 'The invitation and its link', schema: createdInvitation },
-        ...errorResponses(400),
+        ...errorResponses(400, 429),
       },
     },
-    async ({ auth, body }) => {
+    async ({ auth, body, res }) => {
       if (body.role === 'owner') requireOwnerFor(auth, 'inviting an owner');
+      const emailed = Boolean(deps.config.KAIROS_SMTP_URL);
+      if (emailed) await spendAccountBucket(deps, res, auth.accountId, 'invitation-mails', CONFIRMATION_MAILS, 1);
       const secret = generateSecret('kinv');
       const invitation = await createInvitation(deps.db, auth.accountId, {
         email: body.email,
@@ -207,11 +218,26 @@ export function registerMemberRoutes(routes: RouteRegistry, deps: ApiDeps): void
         { email: invitation.email, role: invitation.role },
       );
       const base = deps.config.KAIROS_PUBLIC_URL?.replace(/\/+$/, '') ?? '';
+      if (emailed) {
+        // The mail's link must be absolute: the public URL, else this server's own address.
+        const mailBase = base || `http://localhost:${deps.config.PORT}`;
+        const inviter = auth.userId ? await getMember(deps.db, auth.accountId, auth.userId) : null;
+        mailQueue ??= createNotificationQueue(deps.redis, deps.config.KAIROS_QUEUE_PREFIX);
+        await mailQueue.enqueueInvitationMail({
+          invitationId: invitation.id,
+          email: invitation.email,
+          role: invitation.role,
+          invitedBy: inviter ? (inviter.name ?? inviter.email) : null,
+          sealedUrl: encryptSecret(`${mailBase}/invitations/accept#token=${secret.raw}`, deps.masterKey),
+          expiresAt: invitation.expiresAt.toISOString(),
+        });
+      }
       return {
         status: 201,
         body: {
           ...toInvitation(invitation),
           token: secret.raw,
+          emailed,
           acceptUrl: `${base}/invitations/accept#token=${secret.raw}`,
         },
         headers: { 'Cache-Control': 'no-store' },

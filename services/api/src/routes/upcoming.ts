@@ -76,7 +76,7 @@ export function registerUpcomingRoutes(routes: RouteRegistry, deps: ApiDeps): vo
     },
     async ({ auth, params, query }) => {
       const endpoint = await getEndpoint(db, auth.accountId, params.endpointId!);
-      const config = endpointConfig(endpoint);
+      const config = endpointConfig(endpoint, deps.masterKey);
       return {
         body: { runs: upcoming(endpoint, config, query.count, deps.now(), true), jitterMs: config.jitterMs },
       };
@@ -103,7 +103,7 @@ export function registerUpcomingRoutes(routes: RouteRegistry, deps: ApiDeps): vo
     },
     async ({ auth, params, query, body }) => {
       const endpoint = await getEndpoint(db, auth.accountId, params.endpointId!);
-      const { config, issues } = applyEndpointInput(endpointConfig(endpoint), body);
+      const { config, issues } = applyEndpointInput(endpointConfig(endpoint, deps.masterKey), body);
       if (issues.length > 0) throw validationError(issues, 'body');
       return {
         body: { runs: upcoming(endpoint, config, query.count, deps.now(), false), jitterMs: config.jitterMs },

@@ -169,6 +169,23 @@ export class ChannelSender {
     });
   }
 
+  /** An invitation to join an account: the one-time link, the role, who invited and until when. */
+  async sendInvitation(
+    recipient: string,
+    link: string,
+    invitation: { role: string; invitedBy: string | null; expiresAt: string },
+  ): Promise<SendResult> {
+    const by = invitation.invitedBy ? `${invitation.invitedBy} invited you` : 'You are invited';
+    return this.mail({
+      to: [recipient],
+      subject: '[Kairos] You are invited to join an account',
+      text:
+        `${by} to join their Kairos account as ${invitation.role}.\n\n` +
+        `Sign in with this address, then open this link to accept (it works once, until ${invitation.expiresAt}):\n\n${link}\n\n` +
+        'If you did not expect this mail, ignore it: nothing happens unless the link is opened by a signed-in user.\n',
+    });
+  }
+
   private async sendEmail(recipients: string[], payload: NotificationPayload): Promise<SendResult> {
     const line = describeNotification(payload);
     return this.mail({

@@ -13,6 +13,9 @@
  * A repeatable `sweep` job (one per interval for the whole fleet: BullMQ's job scheduler) checks the
  * quotas (quota.nearly_exhausted) and re-adds rows still pending a minute after they were raised (a
  * publish lost with Redis); job ids are the notification ids, so nothing is delivered twice.
+ *
+ * An `invitation-mail` job (POST /api/account/invitations with SMTP configured) mails an invitation
+ * link, sealed in the job, with the same retries; it has no row: its failures are logged.
  */
 import { CONFIRMATION_NOTIFICATION_EVENT, decryptSecret, signRecipientConfirmation } from '@kairos/core';
 import type { Database, NotificationChannel } from '@kairos/db';
@@ -25,8 +28,10 @@ import {
   type NotificationDelivery,
 } from '@kairos/db/system';
 import {
+  INVITATION_MAIL_JOB,
   NOTIFICATION_ATTEMPTS,
   QUEUES,
+  invitationMailPayload,
   createNotificationQueue,
   notificationJobPayload,
   type NotificationQueue,
@@ -107,6 +112,9 @@ export class NotificationWorker {
 
   private async process(job: Job): Promise<void> {
     if (job.name === 'sweep') return this.sweep();
+    if (job.name === INVITATION_MAIL_JOB) {
+      return this.mailInvitation(job.data, job.attemptsMade + 1, job.opts.attempts ?? NOTIFICATION_ATTEMPTS);
+    }
     const { notificationId } = notificationJobPayload.parse(job.data);
     await this.deliver(notificationId, job.attemptsMade + 1, job.opts.attempts ?? NOTIFICATION_ATTEMPTS);
   }
@@ -171,6 +179,32 @@ export class NotificationWorker {
     const link = new URL(confirmUrl);
     link.searchParams.set('signature', signRecipientConfirmation(this.options.masterKey, confirmation));
     return this.sender.sendConfirmation(recipient, link.toString(), expiresAt);
+  }
+
+  /** One attempt at an invitation's mail; throws (so BullMQ retries) only for a transient failure with attempts left. */
+  async mailInvitation(data: unknown, attempt: number, maxAttempts: number): Promise<void> {
+    const { logger, masterKey } = this.options;
+    const invitation = invitationMailPayload.parse(data);
+    let link: string;
+    try {
+      link = decryptSecret(invitation.sealedUrl, masterKey);
+    } catch (error) {
+      logger.warn('invitation mail not sent: its link could not be decrypted', {
+        invitationId: invitation.invitationId,
+        error: (error as Error).message,
+      });
+      return;
+    }
+    const result = await this.sender.sendInvitation(invitation.email, link, invitation);
+    if (result.ok) return;
+    const retry = !result.permanent && attempt < maxAttempts;
+    logger.warn(retry ? 'invitation mail failed, retried' : 'invitation mail not sent', {
+      invitationId: invitation.invitationId,
+      attempt,
+      responseCode: result.responseCode,
+      error: result.error,
+    });
+    if (retry) throw new Error(result.error ?? 'invitation mail failed');
   }
 
   /** Quota notices, and rows whose publish was lost. */

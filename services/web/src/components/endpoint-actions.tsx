@@ -3,6 +3,7 @@
  * Pause and resume live in the Schedule panel, beside the schedule they change. Each button keeps
  * focus while and after it runs (ActionButton); its outcome is announced in a status or alert line.
  */
+import { useCanEdit } from '../lib/roles';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
@@ -15,7 +16,12 @@ interface ActionMutation {
   mutate: (input: undefined, options: { onSuccess: () => void; onError: (error: Error) => void }) => void;
 }
 
+/** A viewer (or a read-scoped key) sees no actions: the API would refuse them. */
 export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
+  return useCanEdit() ? <EndpointActionsControls endpoint={endpoint} /> : null;
+}
+
+function EndpointActionsControls({ endpoint }: { endpoint: Endpoint }) {
   const path = { params: { path: { endpointId: endpoint.id } } };
   const test = useTestRun(endpoint);
   const clearHints = useEndpointMutation(endpoint, () => unwrap(api.DELETE('/api/endpoints/{endpointId}/hints', path)));

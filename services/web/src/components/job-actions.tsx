@@ -4,6 +4,7 @@
  * label changes, so focus stays on it; after an archive the buttons are gone and focus goes to the
  * page's heading.
  */
+import { useCanEdit } from '../lib/roles';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { JOBS_KEY, jobEndpointsKey, jobKey, type Job } from './job-queries';
@@ -30,7 +31,12 @@ export function archiveQuestion(job: Pick<Job, 'name' | 'endpointCount'>): strin
   );
 }
 
+/** A viewer (or a read-scoped key) sees no actions: the API would refuse them. */
 export function JobActions({ job }: { job: Job }) {
+  return useCanEdit() ? <JobActionsControls job={job} /> : null;
+}
+
+function JobActionsControls({ job }: { job: Job }) {
   const queryClient = useQueryClient();
   const action = useMutation({
     mutationFn: (which: Action) => callAction(which, job.id),

@@ -1,4 +1,5 @@
 /** A job's endpoints: schedule in words, next run, last status, failure streak; link to add one. */
+import { useCanEdit } from '../lib/roles';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
@@ -80,6 +81,7 @@ function EndpointTable({ endpoints }: { endpoints: Endpoint[] }) {
 }
 
 export function JobEndpoints({ job }: { job: Job }) {
+  const canEdit = useCanEdit();
   const [offset, setOffset] = useState(0);
   const [showArchived, setShowArchived] = useState(false);
   const isArchived = job.status === 'archived';
@@ -94,7 +96,7 @@ export function JobEndpoints({ job }: { job: Job }) {
     <section aria-labelledby="job-endpoints-heading">
       <div className="page-header">
         <h2 id="job-endpoints-heading">Endpoints</h2>
-        {isArchived ? null : (
+        {isArchived || !canEdit ? null : (
           <Link className="button primary" to={`/jobs/${job.id}/endpoints/new`}>
             Add endpoint
           </Link>
@@ -122,7 +124,7 @@ export function JobEndpoints({ job }: { job: Job }) {
                   ? 'The job is archived, so no endpoint can be added.'
                   : 'An endpoint is an HTTP request Kairos sends on a baseline schedule (an interval or a cron expression).'}
               </p>
-              {isArchived ? null : <Link to={`/jobs/${job.id}/endpoints/new`}>Add the first endpoint</Link>}
+              {isArchived || !canEdit ? null : <Link to={`/jobs/${job.id}/endpoints/new`}>Add the first endpoint</Link>}
             </Empty>
           ) : (
             <>

@@ -1,19 +1,24 @@
 /**
- * The signed-in frame: a skip link, the navigation (wraps on narrow screens), the page, sign-out.
+ * The signed-in frame: a skip link, the navigation (wraps on narrow screens; Audit for admins and
+ * owners), the account switcher (several accounts), the page, sign-out.
  * Focus moves to each new page's heading (page-title.tsx).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { roleAtLeast, type MemberRole } from '../lib/roles';
 import { SESSION_KEY, type CurrentSession } from '../lib/session';
+import { AccountSwitcher } from './account-switcher';
 import { ActionButton } from './action-button';
 import { NavigationFocus } from './page-title';
 
 const LINKS = [
-  { to: '/', label: 'Dashboard', end: true },
-  { to: '/jobs', label: 'Jobs', end: false },
-  { to: '/settings', label: 'Settings', end: false },
-];
+  { to: '/', label: 'Dashboard', end: true, least: 'viewer' },
+  { to: '/jobs', label: 'Jobs', end: false, least: 'viewer' },
+  { to: '/members', label: 'Members', end: false, least: 'viewer' },
+  { to: '/audit', label: 'Audit', end: false, least: 'admin' },
+  { to: '/settings', label: 'Settings', end: false, least: 'viewer' },
+] as const satisfies readonly { to: string; label: string; end: boolean; least: MemberRole }[];
 
 export function Layout({ session }: { session: CurrentSession }) {
   const queryClient = useQueryClient();
@@ -36,13 +41,14 @@ export function Layout({ session }: { session: CurrentSession }) {
           Kairos
         </NavLink>
         <nav aria-label="Main">
-          {LINKS.map((link) => (
+          {LINKS.filter((link) => roleAtLeast(session.memberRole, link.least)).map((link) => (
             <NavLink key={link.to} to={link.to} end={link.end}>
               {link.label}
             </NavLink>
           ))}
         </nav>
         <div className="account">
+          <AccountSwitcher session={session} />
           <span className="muted" title={session.user.email}>
             {session.user.name ?? session.user.email}
           </span>

@@ -1,4 +1,5 @@
 /** /jobs: the account's jobs, filtered by status and paged, and the form that creates one. */
+import { useCanEdit } from '../lib/roles';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useRef } from 'react';
 import { useSearchParams } from 'react-router';
@@ -26,6 +27,7 @@ export function JobsPage() {
   const status = parseStatus(params.get('status'));
   const offset = Math.max(0, Number(params.get('offset')) || 0);
   const nameRef = useRef<HTMLInputElement>(null);
+  const canEdit = useCanEdit();
   usePageTitle('Jobs');
   const jobs = useQuery({
     queryKey: [...JOBS_KEY, { status, offset }],
@@ -44,16 +46,18 @@ export function JobsPage() {
     <section>
       <div className="page-header">
         <PageHeading>Jobs</PageHeading>
-        <a
-          className="button"
-          href="#new-job"
-          onClick={(event) => {
-            event.preventDefault();
-            nameRef.current?.focus();
-          }}
-        >
-          New job
-        </a>
+        {canEdit ? (
+          <a
+            className="button"
+            href="#new-job"
+            onClick={(event) => {
+              event.preventDefault();
+              nameRef.current?.focus();
+            }}
+          >
+            New job
+          </a>
+        ) : null}
       </div>
       <div className="job-filter">
         <Field label="Status">
@@ -90,9 +94,11 @@ export function JobsPage() {
           )
         }
       </QueryView>
-      <section id="new-job" className="panel">
-        <JobCreateForm nameRef={nameRef} />
-      </section>
+      {canEdit ? (
+        <section id="new-job" className="panel">
+          <JobCreateForm nameRef={nameRef} />
+        </section>
+      ) : null}
     </section>
   );
 }

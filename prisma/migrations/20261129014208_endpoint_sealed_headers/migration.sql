@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "endpoints" ADD COLUMN     "sealedHeaders" TEXT;
+
