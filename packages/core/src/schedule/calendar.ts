@@ -79,3 +79,18 @@ function windowAt(window: BlackoutWindow, timezone: string, atMs: number): { fro
   const to = Date.parse(window.to);
   return from <= atMs && atMs < to ? { from, to } : null;
 }
+
+/** A hold as the API answers it: times as ISO text, the index null for activeFrom. */
+export function toCalendarHoldRecord(hold: CalendarHold): {
+  kind: CalendarHold['kind'];
+  index: number | null;
+  from: string | null;
+  to: string;
+} {
+  return {
+    kind: hold.kind,
+    index: hold.kind === 'blackout' ? hold.index : null,
+    from: hold.from === null ? null : hold.from.toISOString(),
+    to: hold.to.toISOString(),
+  };
+}

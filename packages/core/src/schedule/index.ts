@@ -22,6 +22,7 @@ export {
   BLACKOUTS_MAX,
   BLACKOUT_DURATION_MAX_MS,
   BLACKOUT_DURATION_MIN_MS,
+  toCalendarHoldRecord,
   findCalendarHold,
   hasCalendar,
 } from './calendar.js';

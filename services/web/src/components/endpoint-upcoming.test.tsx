@@ -31,8 +31,8 @@ describe('EndpointUpcomingRuns', () => {
     const at = (minutes: number) => new Date(Date.UTC(2030, 0, 1, 12, minutes)).toISOString();
     renderList({
       runs: [
-        { at: at(1), source: 'ai-oneshot' },
-        { at: at(2), source: 'baseline-interval' },
+        { at: at(1), source: 'ai-oneshot', calendar: null },
+        { at: at(2), source: 'baseline-interval', calendar: null },
       ],
       jitterMs: 0,
     });
@@ -52,7 +52,7 @@ describe('EndpointUpcomingRuns', () => {
     renderList({ runs: [], jitterMs: 0 });
     expect(await screen.findByText('No runs planned.')).toBeTruthy();
     cleanup();
-    renderList({ runs: [{ at: new Date().toISOString(), source: 'baseline-cron' }], jitterMs: 5000 });
+    renderList({ runs: [{ at: new Date().toISOString(), source: 'baseline-cron', calendar: null }], jitterMs: 5000 });
     expect(await screen.findByText(/up to 5000 ms later/)).toBeTruthy();
   });
 });
