@@ -4,6 +4,8 @@
  * the endpoint and its upcoming runs name the window that moved the next run, a draft calendar is
  * previewed without being saved, and bad calendars are refused with a 400 naming the field.
  */
+import { loadExecutionTarget, nextRunAfter } from '@kairos/db/system';
+import { runOutcome } from '../../../test/runs-fixtures.js';
 import { createApiHarness, type ApiClient, type ApiHarness, type ApiResponse } from '../../../test/api.js';
 import { startEngine, waitFor, type Engine } from '../../../test/engine.js';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
@@ -163,6 +165,13 @@ describe('the next run and the upcoming runs name the window', () => {
     const upcoming = (await api.get(`/api/endpoints/${id}/upcoming?count=2`)).body.runs;
     expect(upcoming[0]).toMatchObject({ at: iso(createdAt + 3 * MINUTE_MS), source: 'baseline-interval' });
     expect(upcoming[0].calendar).toMatchObject({ kind: 'blackout', index: 1 });
+
+    // The executor's planning of the run after a success reads the same calendar: a run at creation
+    // would be followed by the first slot after the window, as the scheduler and upcoming say.
+    const target = (await loadExecutionTarget(harness.db, id))!;
+    const ran = { ...runOutcome({ accountId: target.accountId, endpointId: id }, new Date(createdAt)) };
+    const afterFirst = nextRunAfter(target, ran, target.scheduleVersion, new Date(createdAt + 10))!;
+    expect(afterFirst.scheduledAt.getTime()).toBe(createdAt + 3 * MINUTE_MS);
 
     // A draft without the window and with an activeUntil: previewed, not saved.
     const before = await row(id);
