@@ -32,7 +32,7 @@ describe('EndpointUpcomingRuns', () => {
     renderList({
       runs: [
         { at: at(1), source: 'ai-oneshot', calendar: null },
-        { at: at(2), source: 'baseline-interval', calendar: null },
+        { at: at(2), source: 'baseline-interval', calendar: { kind: 'blackout', index: 2, from: at(0), to: at(2) } },
       ],
       jitterMs: 0,
     });
@@ -41,6 +41,8 @@ describe('EndpointUpcomingRuns', () => {
     expect(items).toHaveLength(2);
     expect(items[0]!.querySelector('time')!.getAttribute('dateTime')).toBe(at(1));
     expect(items[0]!.textContent).toContain('AI one-shot hint');
+    expect(items[0]!.textContent).not.toContain('blackout');
+    expect(items[1]!.textContent).toContain('after blackout window 3');
     expect(screen.getByRole('region', { name: 'Next runs' })).toBeTruthy();
     expect(get).toHaveBeenCalledWith('/api/endpoints/{endpointId}/upcoming', {
       params: { path: { endpointId: 'e1' }, query: { count: 5 } },
