@@ -281,7 +281,7 @@ export async function simulate(scenario: Scenario, mode: Mode, options: Simulati
       }
     }
 
-    const next = computeNextRun(state, new Date(completedAt.getTime() + 1)).nextRunAt;
+    const next = computeNextRun(state, new Date(completedAt.getTime() + 1))!.nextRunAt;
     at = next > completedAt ? next : new Date(completedAt.getTime() + 1000);
     state.nextRunAt = at;
     if (state.hintOneShotAt !== null && state.hintOneShotAt <= at) {

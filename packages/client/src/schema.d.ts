@@ -245,13 +245,13 @@ export interface paths {
         };
         /**
          * The next planned runs
-         * @description The next planned times from the scheduling rules as they stand now: a pause, one-shot and interval hints (until they expire), backoff for the current failure count, the min/max clamps, and cron in the endpoint's time zone. Each run after the first is computed as if the one before had run on time and the failure count stayed as it is. With jitter, the first time is the planned run itself and each later one starts up to jitterMs after the time given. An archived endpoint, or one whose job is paused, has none.
+         * @description The next planned times from the scheduling rules as they stand now: a pause, one-shot and interval hints (until they expire), backoff for the current failure count, the min/max clamps, and cron in the endpoint's time zone, and the endpoint's calendar (activeFrom, activeUntil, blackouts: a run a window moved names it in `calendar`; the list ends with the active period). Each run after the first is computed as if the one before had run on time and the failure count stayed as it is. With jitter, the first time is the planned run itself and each later one starts up to jitterMs after the time given. An archived endpoint, or one whose job is paused, has none.
          */
         get: operations["getUpcomingRuns"];
         put?: never;
         /**
          * The next planned runs with draft scheduling fields
-         * @description The next planned times from the scheduling rules as they stand now: a pause, one-shot and interval hints (until they expire), backoff for the current failure count, the min/max clamps, and cron in the endpoint's time zone. Each run after the first is computed as if the one before had run on time and the failure count stayed as it is. With jitter, the first time is the planned run itself and each later one starts up to jitterMs after the time given. An archived endpoint, or one whose job is paused, has none. The draft fields (baselineIntervalMs, baselineCron, timezone, minIntervalMs, maxIntervalMs, jitterMs; absent: the endpoint's own) are validated as a PATCH would take them (400 names the field) and answered as if saved; nothing is changed.
+         * @description The next planned times from the scheduling rules as they stand now: a pause, one-shot and interval hints (until they expire), backoff for the current failure count, the min/max clamps, and cron in the endpoint's time zone, and the endpoint's calendar (activeFrom, activeUntil, blackouts: a run a window moved names it in `calendar`; the list ends with the active period). Each run after the first is computed as if the one before had run on time and the failure count stayed as it is. With jitter, the first time is the planned run itself and each later one starts up to jitterMs after the time given. An archived endpoint, or one whose job is paused, has none. The draft fields (baselineIntervalMs, baselineCron, timezone, minIntervalMs, maxIntervalMs, jitterMs, activeFrom, activeUntil, blackouts; absent: the endpoint's own) are validated as a PATCH would take them (400 names the field) and answered as if saved; nothing is changed.
          */
         post: operations["previewUpcomingRuns"];
         delete?: never;
@@ -1302,6 +1302,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /** @description No run starts before this time (ISO 8601); null: no start. Default null */
+            activeFrom?: string | null;
+            /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
+            activeUntil?: string | null;
+            /** @description Windows during which no run starts (default null: none): the next run is the first slot after the window, a one-shot hint or pause end inside one moves to its end. { cron, durationMs } in the endpoint's time zone, or { from, to }; at most 50 */
+            blackouts?: components["schemas"]["BlackoutWindow"][] | null;
             autoPauseAfterFailures?: number | null;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
@@ -1326,6 +1332,28 @@ export interface components {
             body?: (string | {
                 [key: string]: unknown;
             } | unknown[]) | null;
+        };
+        BlackoutWindow: {
+            /**
+             * @description Cron expression: a window opens at each of its times, in the endpoint's time zone
+             * @example 0 1 * * *
+             */
+            cron: string;
+            /** @description How long each window lasts (real time); less than the gap between the cron times */
+            durationMs: number;
+        } | {
+            /**
+             * Format: date-time
+             * @description The window opens (ISO 8601)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The window closes (ISO 8601); after from
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            to: string;
         };
         /** @description Retries inside one run (default null: one call per run). Retried: connection errors, timeouts, 5xx and 429, honouring Retry-After (seconds or an HTTP date) within backoffCapMs; never other 4xx, a blocked target or an invalid request. Every attempt is recorded on the run; the failure count and the failure backoff move once per run, on its final outcome. An attempt starts only if it can finish (its full timeoutMs) a second before the next planned run; otherwise the run ends failed, saying so. */
         RetrySettings: {
@@ -1484,6 +1512,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /** @description No run starts before this time (ISO 8601); null: no start. Default null */
+            activeFrom?: string | null;
+            /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
+            activeUntil?: string | null;
+            /** @description Windows during which no run starts (default null: none): the next run is the first slot after the window, a one-shot hint or pause end inside one moves to its end. { cron, durationMs } in the endpoint's time zone, or { from, to }; at most 50 */
+            blackouts?: components["schemas"]["BlackoutWindow"][] | null;
             autoPauseAfterFailures?: number | null;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
@@ -1540,6 +1574,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /** @description No run starts before this time (ISO 8601); null: no start. Default null */
+            activeFrom?: string | null;
+            /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
+            activeUntil?: string | null;
+            /** @description Windows during which no run starts (default null: none): the next run is the first slot after the window, a one-shot hint or pause end inside one moves to its end. { cron, durationMs } in the endpoint's time zone, or { from, to }; at most 50 */
+            blackouts?: components["schemas"]["BlackoutWindow"][] | null;
         };
         PauseEndpointInput: {
             /** @description Pause until this time (must be in the future); null resumes immediately and clears the reason */
@@ -1758,6 +1798,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /** @description No run starts before this time (ISO 8601); null: no start. Default null */
+            activeFrom?: string | null;
+            /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
+            activeUntil?: string | null;
+            /** @description Windows during which no run starts (default null: none): the next run is the first slot after the window, a one-shot hint or pause end inside one moves to its end. { cron, durationMs } in the endpoint's time zone, or { from, to }; at most 50 */
+            blackouts?: components["schemas"]["BlackoutWindow"][] | null;
             autoPauseAfterFailures?: number | null;
             /** @description Request timeout, whole request including the body (default 30000) */
             timeoutMs?: number;
@@ -1885,6 +1931,12 @@ export interface components {
             maxIntervalMs: number | null;
             /** @description Runs move later by up to this many ms (fixed per run id); 0: exact */
             jitterMs: number;
+            /** @description No run starts before it; null: no start */
+            activeFrom: string | null;
+            /** @description No run starts at or after it; null: no end */
+            activeUntil: string | null;
+            /** @description Windows during which no run starts; null: none */
+            blackouts: components["schemas"]["BlackoutWindow"][] | null;
             timeoutMs: number;
             maxResponseSizeKb: number;
             /** @description Retries inside a run; null: one call per run */
@@ -1908,6 +1960,8 @@ export interface components {
             nextRunAt: string | null;
             /** @description What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint (rule-interval: a response rule's), or a one-shot hint (rule: another endpoint's rule asked for one run) */
             nextRunSource: ("baseline-cron" | "baseline-interval" | "ai-interval" | "ai-oneshot" | "rule-interval" | "rule") | null;
+            /** @description The calendar window that moved the next run (a blackout window or the start of the active period); null: none did */
+            nextRunCalendar: components["schemas"]["CalendarHold"] | null;
             lastRunAt: string | null;
             lastStatus: ("success" | "failed") | null;
             /** @description Consecutive failures (drives backoff) */
@@ -1959,6 +2013,22 @@ export interface components {
              * @description ISO 8601 UTC timestamp
              */
             updatedAt: string;
+        };
+        CalendarHold: {
+            /**
+             * @description blackout: one of the endpoint’s blackout windows; activeFrom: the start of its active period
+             * @enum {string}
+             */
+            kind: "blackout" | "activeFrom";
+            /** @description The window’s place in blackouts (from 0); null for activeFrom */
+            index: number | null;
+            /** @description When this occurrence of the window opened; null for activeFrom */
+            from: string | null;
+            /**
+             * Format: date-time
+             * @description When it closes: the run is the first one at or after it
+             */
+            to: string;
         };
         IntervalHint: {
             intervalMs: number;
@@ -2110,6 +2180,8 @@ export interface components {
                  * @enum {string}
                  */
                 source: "baseline-cron" | "baseline-interval" | "ai-interval" | "ai-oneshot" | "rule-interval" | "rule";
+                /** @description The calendar window that moved this run; null: none did */
+                calendar: components["schemas"]["CalendarHold"] | null;
             }[];
             /** @description With jitter, each run after the first starts up to jitterMs after its planned time */
             jitterMs: number;

@@ -88,6 +88,8 @@ const TARGET_TIMES = [
   'hintIntervalExpiresAt',
   'hintOneShotAt',
   'hintOneShotExpiresAt',
+  'activeFrom',
+  'activeUntil',
 ] as const;
 
 /**
@@ -118,6 +120,7 @@ const SELECT_TARGETS = `
          ${epochMs('e."createdAt"', 'createdAt')}, e."hintIntervalMs", ${epochMs('e."hintIntervalExpiresAt"', 'hintIntervalExpiresAt')},
          ${epochMs('e."hintOneShotAt"', 'hintOneShotAt')}, ${epochMs('e."hintOneShotExpiresAt"', 'hintOneShotExpiresAt')},
          e."hintIntervalOrigin", e."hintOneShotOrigin", e."jitterMs",
+         ${epochMs('e."activeFrom"', 'activeFrom')}, ${epochMs('e."activeUntil"', 'activeUntil')}, e.blackouts,
          e."scheduleDirtyAt" IS NOT NULL AS "scheduleDirty", e."failingSince" IS NOT NULL AS failing
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
@@ -173,6 +176,7 @@ export async function loadRetrySchedule(db: Database, endpointId: string): Promi
     `SELECT e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
             e."failureCount", e."lastScheduledAt", e."lastRunAt", e."createdAt", e."pausedUntil", e."hintIntervalMs",
             e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt", e."jitterMs",
+            e."activeFrom", e."activeUntil", e.blackouts,
             NULL AS "lastScheduledRunId", NULL AS "lastScheduledRunSource", e."archivedAt", j.status AS "jobStatus"
        FROM endpoints e JOIN jobs j ON j.id = e."jobId" WHERE e.id = $1`,
     [endpointId],

@@ -49,6 +49,8 @@ const ROW_TIMES = [
   'hintIntervalExpiresAt',
   'hintOneShotAt',
   'hintOneShotExpiresAt',
+  'activeFrom',
+  'activeUntil',
 ] as const;
 
 /** A row of SELECT_FOR_UPDATE: its times as epoch milliseconds. */
@@ -64,7 +66,8 @@ const SELECT_FOR_UPDATE = `
          e."failureCount", ${timeOut('lastScheduledAt')}, ${timeOut('lastRunAt')}, ${timeOut('createdAt')}, ${timeOut('pausedUntil')},
          e."hintIntervalMs", ${timeOut('hintIntervalExpiresAt')}, ${timeOut('hintOneShotAt')}, ${timeOut('hintOneShotExpiresAt')},
          e."hintIntervalOrigin", e."hintOneShotOrigin",
-         e."jitterMs", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
+         e."jitterMs", ${timeOut('activeFrom')}, ${timeOut('activeUntil')}, e.blackouts,
+         last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
     -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned
     -- time anchors the next slot; core/schedule/jitter.ts). Found by the (endpointId, startedAt) index.
@@ -79,8 +82,8 @@ const SELECT_FOR_UPDATE = `
      FOR UPDATE OF e`;
 
 /**
- * What the endpoint's planned run should be, from its locked row: none when it is archived or its
- * job is not active; otherwise the policy's next run. The scheduler's recompute decides with it, and
+ * What the endpoint's planned run should be, from its locked row: none when it is archived, its
+ * job is not active or its calendar leaves no time to run (past activeUntil); otherwise the policy's next run. The scheduler's recompute decides with it, and
  * so does a scheduling action in its own transaction (planChangedSchedule), so both plan the same run.
  *
  * A slot keeps one identity: when the row's planned run has not been recorded yet (lastScheduledAt
@@ -98,13 +101,13 @@ export function decideNextRun(row: ScheduleRow, now: Date): RunDecision | null {
   const planned = row.nextRunId !== null && row.nextRunAt !== null ? { id: row.nextRunId, at: row.nextRunAt } : null;
   if (planned && (row.lastScheduledAt === null || row.lastScheduledAt < planned.at)) {
     const again = computeJitteredNextRun(row, planned.id, now);
-    if (again.nextRunAt.getTime() === planned.at.getTime()) {
+    if (again !== null && again.nextRunAt.getTime() === planned.at.getTime()) {
       return { runId: planned.id, scheduledAt: again.nextRunAt, source: again.source };
     }
   }
   const runId = newId();
   const next = computeJitteredNextRun(row, runId, now);
-  return { runId, scheduledAt: next.nextRunAt, source: next.source };
+  return next && { runId, scheduledAt: next.nextRunAt, source: next.source };
 }
 
 const STORE_DECISIONS = `
@@ -283,7 +286,8 @@ export async function withLockedPlannedRuns<T>(
 
 /**
  * Endpoints whose stored schedule disagrees with their state: a change left dirty for longer than
- * `graceMs` (its notification was lost), an active endpoint with nothing scheduled, or a stopped one
+ * `graceMs` (its notification was lost), an active endpoint with nothing scheduled (unless its
+ * active period has ended: then nothing is to be scheduled), or a stopped one
  * (archived, job paused/archived) that still has a planned run. `excludeIds`: rows this sweep
  * already failed to recompute (they still disagree; listing them again would loop).
  */
@@ -297,11 +301,12 @@ export async function listEndpointsNeedingRecompute(
   const { rows } = await db.pool.query<{ id: string }>(
     `SELECT e.id FROM endpoints e JOIN jobs j ON j.id = e."jobId"
       WHERE ((e."scheduleDirtyAt" IS NOT NULL AND e."scheduleDirtyAt" < $1)
-         OR (e."archivedAt" IS NULL AND j.status = 'active' AND e."nextRunAt" IS NULL)
+         OR (e."archivedAt" IS NULL AND j.status = 'active' AND e."nextRunAt" IS NULL
+             AND (e."activeUntil" IS NULL OR e."activeUntil" > $4))
          OR ((e."archivedAt" IS NOT NULL OR j.status <> 'active') AND e."nextRunAt" IS NOT NULL))
         AND e.id <> ALL($3::uuid[])
       LIMIT $2`,
-    [new Date(now.getTime() - graceMs), limit, excludeIds],
+    [new Date(now.getTime() - graceMs), limit, excludeIds, now],
   );
   return rows.map((row) => row.id);
 }

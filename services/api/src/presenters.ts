@@ -1,5 +1,16 @@
 /** Stored rows → the API's records (core/schemas/records.ts). Expired hints are shown as absent. */
-import { backoffMultiplier, describeRuleState, maskHeaders, type EndpointRecord, type JobRecord } from '@kairos/core';
+import {
+  backoffMultiplier,
+  computeNextRun,
+  describeRuleState,
+  hasCalendar,
+  maskHeaders,
+  toCalendarHoldRecord,
+  type EndpointConfig,
+  type EndpointRecord,
+  type JobRecord,
+  type ScheduleInput,
+} from '@kairos/core';
 import type { EndpointWithJob, JobWithCount } from '@kairos/db';
 
 const iso = (date: Date | null): string | null => (date ? date.toISOString() : null);
@@ -46,6 +57,9 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     minIntervalMs: endpoint.minIntervalMs,
     maxIntervalMs: endpoint.maxIntervalMs,
     jitterMs: endpoint.jitterMs,
+    activeFrom: iso(endpoint.activeFrom),
+    activeUntil: iso(endpoint.activeUntil),
+    blackouts: (endpoint.blackouts as EndpointRecord['blackouts']) ?? null,
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     retry: (endpoint.retry as EndpointRecord['retry']) ?? null,
@@ -56,6 +70,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     jobPaused,
     nextRunAt: iso(endpoint.nextRunAt),
     nextRunSource: endpoint.nextRunAt ? ((endpoint.nextRunSource as EndpointRecord['nextRunSource']) ?? null) : null,
+    nextRunCalendar: nextRunCalendarOf(endpoint, now),
     lastRunAt: iso(endpoint.lastRunAt),
     lastStatus: endpoint.lastStatus,
     failureCount: endpoint.failureCount,
@@ -103,6 +118,73 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     createdAt: endpoint.createdAt.toISOString(),
     updatedAt: endpoint.updatedAt.toISOString(),
   };
+}
+
+/**
+ * The endpoint's scheduling inputs (core ScheduleInput) from its row, with `config`'s scheduling fields
+ * (the stored ones, or a draft's: services/api/src/routes/upcoming.ts).
+ */
+export function scheduleInputOf(
+  endpoint: EndpointWithJob,
+  config: Pick<
+    EndpointConfig,
+    | 'baselineIntervalMs'
+    | 'baselineCron'
+    | 'timezone'
+    | 'minIntervalMs'
+    | 'maxIntervalMs'
+    | 'activeFrom'
+    | 'activeUntil'
+    | 'blackouts'
+  >,
+): ScheduleInput {
+  return {
+    baselineIntervalMs: config.baselineIntervalMs,
+    baselineCron: config.baselineCron,
+    timezone: config.timezone,
+    minIntervalMs: config.minIntervalMs,
+    maxIntervalMs: config.maxIntervalMs,
+    activeFrom: config.activeFrom === null ? null : new Date(config.activeFrom),
+    activeUntil: config.activeUntil === null ? null : new Date(config.activeUntil),
+    blackouts: config.blackouts,
+    failureCount: endpoint.failureCount,
+    lastScheduledAt: endpoint.lastScheduledAt,
+    lastRunAt: endpoint.lastRunAt,
+    createdAt: endpoint.createdAt,
+    pausedUntil: endpoint.pausedUntil,
+    hintIntervalMs: endpoint.hintIntervalMs,
+    hintIntervalExpiresAt: endpoint.hintIntervalExpiresAt,
+    hintOneShotAt: endpoint.hintOneShotAt,
+    hintOneShotExpiresAt: endpoint.hintOneShotExpiresAt,
+    hintIntervalOrigin: endpoint.hintIntervalOrigin,
+    hintOneShotOrigin: endpoint.hintOneShotOrigin,
+  };
+}
+
+/**
+ * The calendar window that moved the planned run, found by the scheduling rules at `now` (only for an
+ * endpoint with a calendar): named when the rules still give the planned time (up to its jitter offset).
+ */
+function nextRunCalendarOf(endpoint: EndpointWithJob, now: Date): EndpointRecord['nextRunCalendar'] {
+  const planned = endpoint.nextRunAt;
+  if (planned === null) return null;
+  const input = scheduleInputOf(endpoint, {
+    ...endpoint,
+    activeFrom: endpoint.activeFrom?.toISOString() ?? null,
+    activeUntil: endpoint.activeUntil?.toISOString() ?? null,
+    blackouts: (endpoint.blackouts as EndpointConfig['blackouts']) ?? null,
+  });
+  if (!hasCalendar(input)) return null;
+  let next;
+  try {
+    next = computeNextRun(input, now);
+  } catch {
+    return null; // a row the rules cannot plan is the scheduler's to report, not the record's
+  }
+  const hold = next?.explanation.calendar;
+  if (!next || !hold) return null;
+  const offsetMs = planned.getTime() - next.nextRunAt.getTime();
+  return offsetMs >= 0 && offsetMs <= endpoint.jitterMs ? toCalendarHoldRecord(hold) : null;
 }
 
 /** The response rule whose interval hint is in force (its name is the hint's reason; since: when it began to match). */

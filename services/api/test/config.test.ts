@@ -105,7 +105,17 @@ describe('export, plan and apply', () => {
     const first = (
       await api.post(
         `/api/jobs/${job.id}/endpoints`,
-        endpointInput({ name: 'Charge', headersJson: { 'X-Api-Key': 'k-123' }, jitterMs: 500 }),
+        endpointInput({
+          name: 'Charge',
+          headersJson: { 'X-Api-Key': 'k-123' },
+          jitterMs: 500,
+          // A calendar, its start given with an offset: exported as stored (UTC), planned as unchanged.
+          activeFrom: '2030-01-01T00:00:00+01:00',
+          blackouts: [
+            { cron: '0 1 * * *', durationMs: 3_600_000 },
+            { from: '2030-12-24T00:00:00.000Z', to: '2030-12-27T00:00:00.000Z' },
+          ],
+        }),
       )
     ).body;
     await api.post(
@@ -130,6 +140,11 @@ describe('export, plan and apply', () => {
     expect(exported.body.jobs[0].endpoints.map((e: { key: string }) => e.key)).toEqual(['charge', 'charge-2']);
     expect(exported.body.jobs[0].endpoints[1].rules[0].then.runEndpoint).toBe('charge');
     expect(exported.body.jobs[0].endpoints[0].headersJson).toEqual({ 'X-Api-Key': '********' });
+    expect(exported.body.jobs[0].endpoints[0]).toMatchObject({
+      activeFrom: '2029-12-31T23:00:00.000Z',
+      blackouts: [{ cron: '0 1 * * *', durationMs: 3_600_000 }, { from: '2030-12-24T00:00:00.000Z' }],
+    });
+    expect(exported.body.jobs[0].endpoints[1]).not.toHaveProperty('blackouts');
 
     const applied = await api.post('/api/config/apply', exported.body);
     expect(applied.status).toBe(200);

@@ -149,10 +149,11 @@ export class Retries {
       },
       run.id,
       runStartedAt,
-    ).plannedAt;
-    const beforeNext = next.getTime() - NEXT_SLOT_MARGIN_MS;
+    )?.plannedAt;
+    // No next run (the endpoint's active period ends first): the lease is the only bound.
+    const beforeNext = next === undefined ? Number.POSITIVE_INFINITY : next.getTime() - NEXT_SLOT_MARGIN_MS;
     const deadline: RetryDeadline =
-      beforeNext <= leaseEnd.getTime()
+      next !== undefined && beforeNext <= leaseEnd.getTime()
         ? {
             at: new Date(beforeNext),
             label: `the next planned run at ${next.toISOString()} (less ${NEXT_SLOT_MARGIN_MS} ms)`,

@@ -18,3 +18,12 @@ export { nextCronSlot, nextIntervalSlot } from './slots.js';
 export { DISPATCH_LEAD_MS, MAX_DISPATCH_WAIT_MS } from './dispatch-lead.js';
 export { UPCOMING_DEFAULT_COUNT, UPCOMING_MAX_COUNT, computeUpcomingRuns } from './upcoming.js';
 export type { UpcomingRun } from './upcoming.js';
+export {
+  BLACKOUTS_MAX,
+  BLACKOUT_DURATION_MAX_MS,
+  BLACKOUT_DURATION_MIN_MS,
+  toCalendarHoldRecord,
+  findCalendarHold,
+  hasCalendar,
+} from './calendar.js';
+export type { BlackoutWindow, CalendarHold, CalendarInput } from './calendar.js';

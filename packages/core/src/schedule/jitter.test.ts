@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { computeNextRun, type ScheduleInput } from './next-run.js';
-import { JITTER_MAX_MS, applyJitter, computeJitteredNextRun, jitterOffsetMs, plannedAnchor } from './jitter.js';
+import {
+  JITTER_MAX_MS,
+  applyJitter,
+  computeJitteredNextRun,
+  jitterOffsetMs,
+  plannedAnchor,
+  type JitteredRun,
+} from './jitter.js';
 
 /** 'HH:MM' or 'HH:MM:SS' on 2025-01-15 UTC (no DST in UTC); or a full ISO string. */
 const t = (time: string): Date => new Date(time.includes('T') ? time : `2025-01-15T${time.padEnd(8, ':00')}Z`);
@@ -154,7 +161,7 @@ describe('applyJitter', () => {
 
   it.each(cases)('%s', (_name, overrides, now, jitterMs, result) => {
     const input = buildInput(overrides);
-    const next = computeNextRun(input, t(now));
+    const next = computeNextRun(input, t(now))!;
     const jittered = applyJitter(next, input, jitterMs, RUN_ID, t(now));
     const expectedAt = typeof result === 'number' ? new Date(next.nextRunAt.getTime() + result) : t(result);
     expect(jittered.nextRunAt).toEqual(expectedAt);
@@ -183,8 +190,8 @@ describe('plannedAnchor and computeJitteredNextRun', () => {
       { ...input, jitterMs: 0, lastScheduledRunId: RUN_ID, lastScheduledRunSource: 'baseline-interval' },
       OTHER_RUN_ID,
       t('12:01'),
-    );
-    expect(result.nextRunAt).toEqual(computeNextRun(input, t('12:01')).nextRunAt);
+    )!;
+    expect(result.nextRunAt).toEqual(computeNextRun(input, t('12:01'))!.nextRunAt);
   });
 
   it('a chain of 100 interval runs stays on the planned grid: jitter never accumulates', () => {
@@ -192,7 +199,7 @@ describe('plannedAnchor and computeJitteredNextRun', () => {
     for (let i = 0; i < 100; i++) {
       const runId = `run-${i}`;
       const now = lastRun?.at ?? t('12:00');
-      const next = computeJitteredNextRun(
+      const next: JitteredRun = computeJitteredNextRun(
         {
           ...buildInput({ lastScheduledAt: lastRun?.at ?? null, lastRunAt: lastRun?.at ?? null }),
           jitterMs,
@@ -201,7 +208,7 @@ describe('plannedAnchor and computeJitteredNextRun', () => {
         },
         runId,
         now,
-      );
+      )!;
       // Planned slot i is creation + i × 10 min; the run lands within [slot, slot + jitterMs].
       expect(next.plannedAt).toEqual(new Date(t('12:00').getTime() + i * 10 * MIN));
       expect(next.nextRunAt.getTime() - next.plannedAt.getTime()).toBe(jitterOffsetMs(runId, jitterMs));
@@ -220,7 +227,7 @@ describe('plannedAnchor and computeJitteredNextRun', () => {
       },
       OTHER_RUN_ID,
       oneShotAt,
-    );
+    )!;
     expect(next.plannedAt).toEqual(t('12:17'));
   });
 });

@@ -16,8 +16,11 @@
  *   from run to run (a 60 s interval with 10 s jitter still averages 60 s). It subtracts the offset
  *   the run id gives for the current jitterMs: after a change of jitterMs, or when a clamp had cut the
  *   offset, the anchor is off by at most jitterMs once; the clamps still hold.
+ * - Never into a calendar window (calendar.ts): an offset that would start the run inside one, or at
+ *   or after activeUntil, is cut to just before it.
  */
 import { createHash } from 'node:crypto';
+import { findCalendarHold, hasCalendar } from './calendar.js';
 import { computeNextRun, type NextRun, type RunSource, type ScheduleInput } from './next-run.js';
 
 /** Upper bound of an endpoint's jitterMs: one hour. */
@@ -85,17 +88,36 @@ export function applyJitter(
   if (rule === 'interval-hint' && input.hintIntervalExpiresAt !== null) {
     atMs = Math.min(atMs, input.hintIntervalExpiresAt.getTime() - 1);
   }
+  if (atMs > plannedAt.getTime() && hasCalendar(input)) atMs = cutToCalendar(input, plannedAt.getTime(), atMs);
   atMs = Math.max(atMs, plannedAt.getTime());
   return { ...next, nextRunAt: new Date(atMs), plannedAt, jitterOffsetMs: atMs - plannedAt.getTime() };
+}
+
+/** The latest start in (plannedMs, atMs] outside every window and before activeUntil (plannedMs when none). */
+function cutToCalendar(input: ScheduleInput, plannedMs: number, atMs: number): number {
+  const activeUntil = input.activeUntil ?? null;
+  if (activeUntil !== null) atMs = Math.min(atMs, activeUntil.getTime() - 1);
+  // Each cut moves before the start of a window holding the time: a few steps at most.
+  for (let step = 0; step < 10 && atMs > plannedMs; step++) {
+    const hold = findCalendarHold(input, input.timezone, new Date(atMs));
+    if (hold === null) return atMs;
+    atMs = (hold.from?.getTime() ?? plannedMs) - 1;
+  }
+  return plannedMs;
 }
 
 /**
  * The scheduler's next run with jitter: the policy (computeNextRun) anchored on the last run's
  * planned time, then moved by the new run's offset. With jitterMs 0 it is exactly computeNextRun.
  */
-export function computeJitteredNextRun(input: ScheduleInput & JitterInput, runId: string, now: Date): JitteredRun {
+export function computeJitteredNextRun(
+  input: ScheduleInput & JitterInput,
+  runId: string,
+  now: Date,
+): JitteredRun | null {
   const { jitterMs, lastScheduledRunId, lastScheduledRunSource } = input;
   const isLastJittered = lastScheduledRunSource !== null && JITTERED_SOURCES.has(lastScheduledRunSource);
   const lastScheduledAt = plannedAnchor(input.lastScheduledAt, isLastJittered ? lastScheduledRunId : null, jitterMs);
-  return applyJitter(computeNextRun({ ...input, lastScheduledAt }, now), input, jitterMs, runId, now);
+  const next = computeNextRun({ ...input, lastScheduledAt }, now);
+  return next && applyJitter(next, input, jitterMs, runId, now);
 }

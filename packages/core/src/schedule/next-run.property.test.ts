@@ -119,7 +119,7 @@ const commandArb = fc.oneof(
 
 /** computeNextRun, with every rule that must hold for its answer checked. */
 function checkedNextRun(input: ScheduleInput, now: Date): NextRun {
-  const next = computeNextRun(input, now);
+  const next = computeNextRun(input, now)!;
   const nextMs = next.nextRunAt.getTime();
   const { pausedUntil, lastRunAt, minIntervalMs, maxIntervalMs } = input;
 
@@ -319,7 +319,7 @@ describe('computeNextRun under random operation', () => {
           };
           let now = createdAt;
           latenessFractions.forEach((fraction, index) => {
-            const next = computeNextRun(input, now);
+            const next = computeNextRun(input, now)!;
             // The first run is due at creation; every later one on the grid createdAt + k × interval.
             expect(next.nextRunAt.getTime()).toBe(createdAt.getTime() + index * intervalMs);
             now = new Date(next.nextRunAt.getTime() + Math.floor(fraction * intervalMs));

@@ -29,9 +29,19 @@
  * lastScheduledAt is consumed (that run, or a later one, already executed) and ignored, so a hint
  * the scheduler failed to clear cannot fire again. Cron endpoints ignore interval hints
  * (adaptive intervals need a baseline interval); with both baselines set, cron wins, as in the priority table.
+ *
+ * Calendars (calendar.ts; opt-in): no run starts before activeFrom, inside a blackout window, or at
+ * or after activeUntil. A run the rules above would start inside a window (its time, or `now` when
+ * overdue) is planned again with the window's end as a floor: a baseline or interval-hint run at the
+ * first slot at or after it (a cron's next time, the interval's next slot on its grid), a one-shot
+ * or a pause end at the end itself; a hint whose moved run reaches its expiry does not apply, as
+ * above. The window wins over the max clamp. The explanation names the window (`calendar`). Past
+ * activeUntil, or with no gap within MAX_CALENDAR_STEPS windows, there is no next run (null).
  */
 import { AppError } from '../errors.js';
 import { backoffMultiplier } from './backoff.js';
+import { findCalendarHold, hasCalendar, type CalendarHold, type CalendarInput } from './calendar.js';
+import { nextCronTime } from './cron.js';
 import { isHintActive } from './hints.js';
 import { nextCronSlot, nextIntervalSlot } from './slots.js';
 
@@ -40,7 +50,7 @@ export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 
 export type ScheduleRule = 'paused' | 'one-shot' | 'interval-hint' | 'cron' | 'interval';
 export type ClampKind = 'min' | 'max';
 
-export interface ScheduleInput {
+export interface ScheduleInput extends CalendarInput {
   baselineIntervalMs: number | null;
   baselineCron: string | null;
   /** IANA zone of baselineCron; 'UTC' by default. */
@@ -73,6 +83,8 @@ export interface NextRunExplanation {
   pausedUntil: Date | null;
   /** A hint was present but ignored because of its TTL (judged at the instant the rules ran). */
   hintExpired: boolean;
+  /** The calendar window that moved the run (absent: none did). */
+  calendar?: CalendarHold;
 }
 
 export interface NextRun {
@@ -82,10 +94,31 @@ export interface NextRun {
   explanation: NextRunExplanation;
 }
 
-export function computeNextRun(input: ScheduleInput, now: Date): NextRun {
+/** How many windows the rules step past before giving up: a calendar with no gap in sight plans no run. */
+const MAX_CALENDAR_STEPS = 100;
+
+/** The next run; null only when the endpoint's calendar leaves no time to run (calendar.ts). */
+export function computeNextRun(input: ScheduleInput, now: Date): NextRun | null {
+  if (!hasCalendar(input)) return computeRun(input, now, null);
+  const activeUntil = input.activeUntil ?? null;
+  let hold: CalendarHold | null = null;
+  for (let step = 0; step < MAX_CALENDAR_STEPS; step++) {
+    const run = computeRun(input, now, hold?.to ?? null);
+    const startsAt = run.nextRunAt > now ? run.nextRunAt : now;
+    if (activeUntil !== null && startsAt >= activeUntil) return null;
+    // Each window found ends after startsAt, which is at or after the previous one's end: the floor only rises.
+    const found = findCalendarHold(input, input.timezone, startsAt);
+    if (found === null) return hold === null ? run : { ...run, explanation: { ...run.explanation, calendar: hold } };
+    hold = found;
+  }
+  return null;
+}
+
+/** The rules without the calendar, no run before `notBefore` (a window's end) when given. */
+function computeRun(input: ScheduleInput, now: Date, notBefore: Date | null): NextRun {
   const { pausedUntil } = input;
   if (pausedUntil !== null && pausedUntil > now) {
-    const floor = minFloor(input);
+    const floor = latest(minFloor(input), notBefore);
     const endsAt = floor !== null && floor > pausedUntil ? floor : pausedUntil;
     const resumed = selectRun(input, endsAt);
     const isLaterOneShot = resumed.source === 'ai-oneshot' && resumed.nextRunAt > endsAt;
@@ -95,13 +128,25 @@ export function computeNextRun(input: ScheduleInput, now: Date): NextRun {
       explanation: {
         rule: 'paused',
         backoffMultiplier: 1,
-        clamped: endsAt === pausedUntil ? null : 'min',
+        clamped:
+          endsAt === pausedUntil || (notBefore !== null && endsAt.getTime() === notBefore.getTime()) ? null : 'min',
         pausedUntil,
         hintExpired: resumed.explanation.hintExpired,
       },
     };
   }
-  return selectRun(input, now);
+  return selectRun(input, now, notBefore);
+}
+
+function latest(a: Date | null, b: Date | null): Date | null {
+  if (a === null) return b;
+  return b !== null && b > a ? b : a;
+}
+
+/** The first slot anchor + k × stepMs (k >= 0) at or after `at`. */
+function slotAtOrAfter(anchor: Date, stepMs: number, at: Date): Date {
+  const steps = Math.max(0, Math.ceil((at.getTime() - anchor.getTime()) / stepMs));
+  return new Date(anchor.getTime() + steps * stepMs);
 }
 
 /** lastRunAt + minIntervalMs: the earliest the next run may start (null: no floor yet). */
@@ -126,12 +171,12 @@ export function describeOneShot(input: ScheduleInput, now: Date): OneShotState {
   return { kind: 'applicable', at, expiresAt };
 }
 
-/** Rules 2-5 with clamps. */
-function selectRun(input: ScheduleInput, now: Date): NextRun {
+/** Rules 2-5 with clamps, no run before `notBefore` when given. */
+function selectRun(input: ScheduleInput, now: Date, notBefore: Date | null = null): NextRun {
   const oneShot = describeOneShot(input, now);
   let hintExpired = oneShot.kind === 'expired';
   if (oneShot.kind === 'applicable') {
-    const clamped = clampToWindow(oneShot.at, input, now);
+    const clamped = clampToWindow(latest(oneShot.at, notBefore)!, input, now, notBefore);
     if (clamped.at < oneShot.expiresAt) {
       return buildRun(clamped, input.hintOneShotOrigin === 'rule' ? 'rule' : 'ai-oneshot', 'one-shot', 1, false);
     }
@@ -143,8 +188,11 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
   const { baselineCron, baselineIntervalMs } = input;
 
   if (baselineCron !== null) {
-    const slot = nextCronSlot(baselineCron, input.timezone, anchor, multiplier, input.lastRunAt, now);
-    return buildRun(clampToWindow(slot, input, now), 'baseline-cron', 'cron', multiplier, hintExpired);
+    let slot = nextCronSlot(baselineCron, input.timezone, anchor, multiplier, input.lastRunAt, now);
+    if (notBefore !== null && slot < notBefore) {
+      slot = nextCronTime(baselineCron, input.timezone, new Date(notBefore.getTime() - 1));
+    }
+    return buildRun(clampToWindow(slot, input, now, notBefore), 'baseline-cron', 'cron', multiplier, hintExpired);
   }
   if (baselineIntervalMs === null) {
     throw new AppError('VALIDATION_ERROR', 'endpoint has neither baselineCron nor baselineIntervalMs', {
@@ -152,17 +200,18 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
     });
   }
 
-  let notBefore: Date | null = null;
+  let hintEndsAt: Date | null = null;
   if (input.hintIntervalMs !== null) {
     const expiresAt = input.hintIntervalExpiresAt;
     if (expiresAt !== null && isHintActive(expiresAt, now)) {
-      const slot = nextIntervalSlot(anchor, input.hintIntervalMs, input.lastRunAt, now);
-      const clamped = clampToWindow(slot, input, now);
+      let slot = nextIntervalSlot(anchor, input.hintIntervalMs, input.lastRunAt, now);
+      if (notBefore !== null && slot < notBefore) slot = slotAtOrAfter(anchor, input.hintIntervalMs, notBefore);
+      const clamped = clampToWindow(slot, input, now, notBefore);
       if (clamped.at < expiresAt) {
         const source = input.hintIntervalOrigin === 'rule' ? 'rule-interval' : 'ai-interval';
         return buildRun(clamped, source, 'interval-hint', 1, hintExpired);
       }
-      notBefore = expiresAt;
+      hintEndsAt = expiresAt;
     }
     hintExpired = true;
   }
@@ -172,12 +221,17 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
   if (!(baselineIntervalMs > 0)) {
     throw new AppError('VALIDATION_ERROR', 'baselineIntervalMs must be positive', { field: 'baselineIntervalMs' });
   }
-  const slot =
-    input.lastScheduledAt === null
-      ? input.createdAt
-      : nextIntervalSlot(anchor, baselineIntervalMs * multiplier, input.lastRunAt, now);
-  const candidate = notBefore !== null && notBefore > slot ? notBefore : slot;
-  return buildRun(clampToWindow(candidate, input, now), 'baseline-interval', 'interval', multiplier, hintExpired);
+  const stepMs = baselineIntervalMs * multiplier;
+  let slot = input.lastScheduledAt === null ? input.createdAt : nextIntervalSlot(anchor, stepMs, input.lastRunAt, now);
+  if (notBefore !== null && slot < notBefore) slot = slotAtOrAfter(anchor, stepMs, notBefore);
+  const candidate = hintEndsAt !== null && hintEndsAt > slot ? hintEndsAt : slot;
+  return buildRun(
+    clampToWindow(candidate, input, now, notBefore),
+    'baseline-interval',
+    'interval',
+    multiplier,
+    hintExpired,
+  );
 }
 
 interface ClampedTime {
@@ -185,13 +239,14 @@ interface ClampedTime {
   clamped: ClampKind | null;
 }
 
-function clampToWindow(candidate: Date, input: ScheduleInput, now: Date): ClampedTime {
+/** The min/max clamps; a calendar window's end (`notBefore`) wins over the max clamp. */
+function clampToWindow(candidate: Date, input: ScheduleInput, now: Date, notBefore: Date | null): ClampedTime {
   const { lastRunAt, maxIntervalMs } = input;
   if (lastRunAt === null) return { at: candidate, clamped: null };
   let atMs = candidate.getTime();
   let clamped: ClampKind | null = null;
   if (maxIntervalMs !== null) {
-    const ceilingMs = Math.max(lastRunAt.getTime() + maxIntervalMs, now.getTime());
+    const ceilingMs = Math.max(lastRunAt.getTime() + maxIntervalMs, now.getTime(), notBefore?.getTime() ?? 0);
     if (atMs > ceilingMs) {
       atMs = ceilingMs;
       clamped = 'max';

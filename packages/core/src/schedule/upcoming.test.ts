@@ -32,7 +32,7 @@ describe('computeUpcomingRuns', () => {
     const input = buildInput();
     const now = at('2025-01-15T12:00:30Z');
     const runs = computeUpcomingRuns(input, 3, now);
-    expect(runs[0]!.at).toEqual(computeNextRun(input, now).nextRunAt);
+    expect(runs[0]!.at).toEqual(computeNextRun(input, now)!.nextRunAt);
     expect(times(runs)).toEqual(['2025-01-15T12:01:00.000Z', '2025-01-15T12:02:00.000Z', '2025-01-15T12:03:00.000Z']);
     expect(runs.every((run) => run.source === 'baseline-interval')).toBe(true);
   });

@@ -6,7 +6,11 @@
  *
  * Jitter: the first run's offset comes from its run id when it is known (the endpoint's planned run);
  * later runs have no id yet, so their time is the planned time, and each starts up to jitterMs later.
+ *
+ * Calendars (calendar.ts) hold as the rules apply them: a run a window moved names it (`calendar`), and
+ * the list ends early when the active period ends.
  */
+import type { CalendarHold } from './calendar.js';
 import { computeJitteredNextRun, type JitterInput } from './jitter.js';
 import { computeNextRun, type RunSource, type ScheduleInput } from './next-run.js';
 
@@ -16,6 +20,8 @@ export const UPCOMING_MAX_COUNT = 100;
 export interface UpcomingRun {
   at: Date;
   source: RunSource;
+  /** The calendar window that moved this run (absent: none did). */
+  calendar?: CalendarHold;
 }
 
 export function computeUpcomingRuns(
@@ -40,7 +46,11 @@ export function computeUpcomingRuns(
             now,
           )
         : computeNextRun(state, virtualNow);
-    runs.push({ at: next.nextRunAt, source: next.source });
+    if (next === null) break;
+    const calendar = next.explanation.calendar;
+    runs.push(
+      calendar ? { at: next.nextRunAt, source: next.source, calendar } : { at: next.nextRunAt, source: next.source },
+    );
     const startedAt = next.nextRunAt > virtualNow ? next.nextRunAt : virtualNow;
     // The next slot is anchored on the planned time (jitter.ts plannedAnchor), the clamps on the start.
     const plannedAt = 'plannedAt' in next ? (next.plannedAt as Date) : next.nextRunAt;

@@ -8,9 +8,15 @@
  */
 import { z } from 'zod';
 import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
+import {
+  BLACKOUTS_MAX,
+  BLACKOUT_DURATION_MAX_MS,
+  BLACKOUT_DURATION_MIN_MS,
+  type BlackoutWindow,
+} from '../schedule/calendar.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
 import { autoPauseAfterFailures } from './auto-pause.js';
-import { descriptionText, resourceKey, trimmedName } from './common.js';
+import { descriptionText, resourceKey, timestamp, trimmedName } from './common.js';
 import {
   checkResponseRules,
   responseRules,
@@ -160,6 +166,31 @@ export const retrySettings = z
   });
 export type RetrySettings = z.infer<typeof retrySettings>;
 
+/** One blackout window: recurring (cron + durationMs) or absolute (from, to). Its cron is checked with the zone. */
+export const blackoutWindow = z
+  .union(
+    [
+      z.strictObject({
+        cron: z.string().trim().max(LIMITS.cronMaxLength).meta({
+          description: "Cron expression: a window opens at each of its times, in the endpoint's time zone",
+          example: '0 1 * * *',
+        }),
+        durationMs: z
+          .number({ error: 'must be a number of milliseconds' })
+          .int('must be a whole number of milliseconds')
+          .min(BLACKOUT_DURATION_MIN_MS, `must be at least ${BLACKOUT_DURATION_MIN_MS} ms`)
+          .max(BLACKOUT_DURATION_MAX_MS, `must be at most ${BLACKOUT_DURATION_MAX_MS} ms (31 days)`)
+          .meta({ description: 'How long each window lasts (real time); less than the gap between the cron times' }),
+      }),
+      z.strictObject({
+        from: timestamp.meta({ description: 'The window opens (ISO 8601)' }),
+        to: timestamp.meta({ description: 'The window closes (ISO 8601); after from' }),
+      }),
+    ],
+    { error: 'a blackout window is { cron, durationMs } or { from, to }' },
+  )
+  .meta({ id: 'BlackoutWindow' });
+
 /** Every input field, all optional: the create schema requires some, the patch schema none. */
 const endpointFields = {
   key: resourceKey.nullable().meta({ description: 'Stable name for configuration files, unique per job' }),
@@ -192,6 +223,22 @@ const endpointFields = {
         'time), never past maxIntervalMs; pause ends and one-shot hints stay exact. Default 0 (exact times). ' +
         `At most ${JITTER_MAX_MS} and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs`,
       example: 0,
+    }),
+  activeFrom: timestamp.nullable().meta({
+    description: 'No run starts before this time (ISO 8601); null: no start. Default null',
+  }),
+  activeUntil: timestamp.nullable().meta({
+    description: 'No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null',
+  }),
+  blackouts: z
+    .array(blackoutWindow)
+    .max(BLACKOUTS_MAX, `at most ${BLACKOUTS_MAX} blackout windows`)
+    .nullable()
+    .meta({
+      description:
+        'Windows during which no run starts (default null: none): the next run is the first slot after the ' +
+        "window, a one-shot hint or pause end inside one moves to its end. { cron, durationMs } in the endpoint's " +
+        `time zone, or { from, to }; at most ${BLACKOUTS_MAX}`,
     }),
   autoPauseAfterFailures,
   timeoutMs: z
@@ -237,6 +284,9 @@ export const createEndpointInput = z
     minIntervalMs: endpointFields.minIntervalMs.optional(),
     maxIntervalMs: endpointFields.maxIntervalMs.optional(),
     jitterMs: endpointFields.jitterMs.optional(),
+    activeFrom: endpointFields.activeFrom.optional(),
+    activeUntil: endpointFields.activeUntil.optional(),
+    blackouts: endpointFields.blackouts.optional(),
     autoPauseAfterFailures: endpointFields.autoPauseAfterFailures.optional(),
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
@@ -280,6 +330,11 @@ export interface EndpointConfig {
   maxIntervalMs: number | null;
   /** 0: runs at the planned times (core/schedule/jitter.ts). */
   jitterMs: number;
+  /** The active period's bounds, ISO 8601 UTC (null: open); core/schedule/calendar.ts. */
+  activeFrom: string | null;
+  activeUntil: string | null;
+  /** null: no blackout windows. */
+  blackouts: BlackoutWindow[] | null;
   /** null: the account's default (auto-pause; both null = never). */
   autoPauseAfterFailures: number | null;
   timeoutMs: number;
@@ -310,6 +365,9 @@ export const ENDPOINT_DEFAULTS: Readonly<EndpointConfig> = {
   minIntervalMs: null,
   maxIntervalMs: null,
   jitterMs: 0,
+  activeFrom: null,
+  activeUntil: null,
+  blackouts: null,
   autoPauseAfterFailures: null,
   timeoutMs: LIMITS.timeoutDefaultMs,
   maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
@@ -368,6 +426,9 @@ export function applyEndpointInput(
   assign('minIntervalMs', input.minIntervalMs);
   assign('maxIntervalMs', input.maxIntervalMs);
   assign('jitterMs', input.jitterMs);
+  assign('activeFrom', isoOrNull(input.activeFrom));
+  assign('activeUntil', isoOrNull(input.activeUntil));
+  assign('blackouts', input.blackouts);
   assign('autoPauseAfterFailures', input.autoPauseAfterFailures);
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);
@@ -440,6 +501,7 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
       message: `jitterMs (${config.jitterMs}) must be at most half of baselineIntervalMs (${interval})`,
     });
   }
+  issues.push(...checkCalendar(config));
   if (config.retry !== null && config.retry.backoffCapMs < config.retry.backoffBaseMs) {
     issues.push({
       field: 'retry.backoffCapMs',
@@ -454,6 +516,46 @@ export function checkEndpointConfig(config: EndpointConfig): FieldIssue[] {
       message: `a request body is only allowed for ${METHODS_WITH_BODY.join(', ')}, not ${config.method}`,
     });
   }
+  return issues;
+}
+
+/** A time as stored and answered: ISO 8601 UTC (undefined: not given). */
+function isoOrNull(value: string | null | undefined): string | null | undefined {
+  return value === undefined || value === null ? value : new Date(value).toISOString();
+}
+
+/** The calendar's cross-field rules: an active period that ends after it starts, windows that end. */
+function checkCalendar(config: EndpointConfig): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const { activeFrom, activeUntil } = config;
+  if (activeFrom !== null && activeUntil !== null && Date.parse(activeUntil) <= Date.parse(activeFrom)) {
+    issues.push({
+      field: 'activeUntil',
+      message: `activeUntil (${activeUntil}) must be after activeFrom (${activeFrom})`,
+    });
+  }
+  (config.blackouts ?? []).forEach((window, index) => {
+    const field = `blackouts[${index}]`;
+    if (!('cron' in window)) {
+      if (Date.parse(window.to) <= Date.parse(window.from)) {
+        issues.push({ field: `${field}.to`, message: `the window's to (${window.to}) must be after its from` });
+      }
+      return;
+    }
+    const parsed = parseCron(window.cron, config.timezone);
+    if (!parsed.ok) {
+      issues.push({ field: `${field}.cron`, message: `invalid cron expression: ${parsed.message}` });
+      return;
+    }
+    // A window as long as the gap to the next cron time would never close.
+    const gapMs = shortestCronGapMs(window.cron, config.timezone);
+    if (window.durationMs >= gapMs) {
+      issues.push({
+        field: `${field}.durationMs`,
+        message: `durationMs (${window.durationMs}) must be less than the shortest gap between the cron's times (${gapMs} ms)`,
+      });
+    }
+  });
   return issues;
 }
 

@@ -4,7 +4,7 @@ import { ERROR_STATUS, type ErrorCode } from '../errors.js';
  * documented here, so it reaches the OpenAPI document.
  */
 import { z } from 'zod';
-import { retrySettings } from './endpoint.js';
+import { blackoutWindow, retrySettings } from './endpoint.js';
 import { responseRules, ruleAction, ruleCondition, successWhenInput } from './response-rules.js';
 import { JOB_STATUSES } from './job.js';
 import { HTTP_METHODS } from './limits.js';
@@ -26,6 +26,22 @@ export const jobRecord = z
     archivedAt: nullableTime,
   })
   .meta({ id: 'Job' });
+
+/** The calendar window that moved a run (core/schedule/calendar.ts CalendarHold, times as ISO text). */
+export const calendarHoldRecord = z
+  .object({
+    kind: z.enum(['blackout', 'activeFrom']).meta({
+      description: 'blackout: one of the endpoint’s blackout windows; activeFrom: the start of its active period',
+    }),
+    index: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'The window’s place in blackouts (from 0); null for activeFrom' }),
+    from: nullableTime.meta({ description: 'When this occurrence of the window opened; null for activeFrom' }),
+    to: isoTime.meta({ description: 'When it closes: the run is the first one at or after it' }),
+  })
+  .meta({ id: 'CalendarHold' });
 
 /** Who set a hint or a pause: a person (API, UI, MCP), the AI planner, or a response rule. */
 export const CHANGE_ORIGINS = ['user', 'planner', 'rule'] as const;
@@ -69,6 +85,12 @@ export const endpointRecord = z
       .number()
       .int()
       .meta({ description: 'Runs move later by up to this many ms (fixed per run id); 0: exact' }),
+    activeFrom: nullableTime.meta({ description: 'No run starts before it; null: no start' }),
+    activeUntil: nullableTime.meta({ description: 'No run starts at or after it; null: no end' }),
+    blackouts: z
+      .array(blackoutWindow)
+      .nullable()
+      .meta({ description: 'Windows during which no run starts; null: none' }),
     timeoutMs: z.number().int(),
     maxResponseSizeKb: z.number().int(),
     retry: retrySettings.nullable().meta({ description: 'Retries inside a run; null: one call per run' }),
@@ -93,6 +115,11 @@ export const endpointRecord = z
           'What decided nextRunAt: the cron or interval baseline (with backoff), an interval hint (rule-interval: ' +
           "a response rule's), or a one-shot hint (rule: another endpoint's rule asked for one run)",
       }),
+    nextRunCalendar: calendarHoldRecord.nullable().meta({
+      description:
+        'The calendar window that moved the next run (a blackout window or the start of the active period); ' +
+        'null: none did',
+    }),
     lastRunAt: nullableTime,
     lastStatus: z.enum(['success', 'failed']).nullable(),
     failureCount: z.number().int().meta({ description: 'Consecutive failures (drives backoff)' }),

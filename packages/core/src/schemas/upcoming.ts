@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { UPCOMING_DEFAULT_COUNT, UPCOMING_MAX_COUNT } from '../schedule/upcoming.js';
 import { updateEndpointInput } from './endpoint.js';
+import { calendarHoldRecord } from './records.js';
 
 const count = z.coerce
   .number()
@@ -26,6 +27,9 @@ export const upcomingDraftInput = z
     minIntervalMs: scheduling.minIntervalMs,
     maxIntervalMs: scheduling.maxIntervalMs,
     jitterMs: scheduling.jitterMs,
+    activeFrom: scheduling.activeFrom,
+    activeUntil: scheduling.activeUntil,
+    blackouts: scheduling.blackouts,
   })
   .meta({
     id: 'UpcomingDraftInput',
@@ -40,6 +44,9 @@ export const upcomingRunsResult = z
         source: z
           .enum(['baseline-cron', 'baseline-interval', 'ai-interval', 'ai-oneshot', 'rule-interval', 'rule'])
           .meta({ description: 'What plans the run, in the words of the endpoint’s nextRunSource' }),
+        calendar: calendarHoldRecord
+          .nullable()
+          .meta({ description: 'The calendar window that moved this run; null: none did' }),
       }),
     ),
     jitterMs: z.number().int().meta({

@@ -29,8 +29,23 @@ export const describeSchedule = (record: EndpointRecord): string => {
     : `every ${record.baselineIntervalMs} ms`;
   const next = record.nextRunAt ? `next run ${record.nextRunAt}` : 'nothing scheduled';
   const rule = record.ruleState ? `, ${record.ruleState.explanation}` : '';
-  return `Endpoint "${record.name}" (${record.id}) is ${record.status}, ${baseline}${rule}, ${next}, ${record.failureCount} consecutive failures`;
+  const held = record.nextRunCalendar ? ` (${describeCalendarHold(record.nextRunCalendar)})` : '';
+  return `Endpoint "${record.name}" (${record.id}) is ${record.status}, ${baseline}${rule}, ${next}${held}, ${record.failureCount} consecutive failures`;
 };
+
+/** "moved past blackout window 0 (… to …)" or "held until activeFrom …". */
+const describeCalendarHold = (hold: NonNullable<EndpointRecord['nextRunCalendar']>): string =>
+  hold.kind === 'blackout'
+    ? `moved past blackout window ${hold.index} (${hold.from} to ${hold.to})`
+    : `held until activeFrom ${hold.to}`;
+
+/** What the endpoint tools say about calendars. */
+const CALENDAR_HELP =
+  'Calendars (default none): activeFrom / activeUntil (ISO times; no run starts outside [activeFrom, activeUntil), ' +
+  'activeUntil after activeFrom) and blackouts, at most 50 windows during which no run starts: { cron, durationMs } ' +
+  "(a window opens at each cron time in the endpoint's time zone and lasts durationMs, less than the gap between " +
+  'the cron times) or { from, to } (ISO times). A run inside a window moves to the first slot after it; a ' +
+  "one-shot hint inside one to the window's end. ";
 
 /** What the endpoint tools say about successWhen and rules (the response rules). */
 const RESPONSE_RULES_HELP =
@@ -68,6 +83,7 @@ export const endpointTools = [
       'failures. propagateTrace (default true) sends the W3C traceparent/tracestate of the execution with the ' +
       'request, only when the deployment has OpenTelemetry tracing on; false never sends them. description tells the AI planner how to adapt the schedule from the ' +
       'responses. headersJson/bodyJson (aliases headers/body) set the request; bodyJson only for POST, PUT, PATCH. ' +
+      CALENDAR_HELP +
       RESPONSE_RULES_HELP,
     input: z.strictObject({ jobId, ...createEndpointInput.shape }),
     output: endpoint,
@@ -116,7 +132,8 @@ export const endpointTools = [
       'replaces the other. retry is replaced as a whole (null: no retries). The resulting configuration is ' +
       'validated as a whole. A masked header value ' +
       '(********) keeps the stored one. Archived endpoints are read-only. rules are replaced as a whole (null: ' +
-      'none). ' +
+      'none). blackouts are replaced as a whole (null: none). ' +
+      CALENDAR_HELP +
       RESPONSE_RULES_HELP,
     input: z.strictObject({ id: endpointId, jobId: parentJobId, ...updateEndpointInput.shape }),
     output: endpoint,
@@ -156,8 +173,9 @@ export const endpointTools = [
       'The next planned run times (count, default 10, at most 100), soonest first, each with its source ' +
       '(baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval, rule), from the scheduling rules as ' +
       'they stand: pause, hints until they expire, backoff for the current failures, min/max bounds, cron in the ' +
-      "endpoint's time zone. Give any of baselineIntervalMs, baselineCron, timezone, minIntervalMs, maxIntervalMs, " +
-      'jitterMs to preview a change before updateEndpoint; nothing is changed. With jitter, each run after the first ' +
+      "endpoint's time zone, the calendar (a run a blackout window or activeFrom moved names it in calendar). Give " +
+      'any of baselineIntervalMs, baselineCron, timezone, minIntervalMs, maxIntervalMs, jitterMs, activeFrom, ' +
+      'activeUntil, blackouts to preview a change before updateEndpoint; nothing is changed. With jitter, each run after the first ' +
       'starts up to jitterMs after its time.',
     input: z.strictObject({ id: endpointId, count: upcomingQuery.shape.count.optional(), ...upcomingDraftInput.shape }),
     output: asOutput(upcomingRunsResult),
@@ -171,7 +189,9 @@ export const endpointTools = [
     summarize: (result) =>
       result.runs.length === 0
         ? 'No upcoming runs (archived, or its job is paused).'
-        : `Next ${result.runs.length} runs: ${result.runs.map((run) => `${run.at} (${run.source})`).join(', ')}.`,
+        : `Next ${result.runs.length} runs: ${result.runs
+            .map((run) => `${run.at} (${run.source}${run.calendar ? `, ${describeCalendarHold(run.calendar)}` : ''})`)
+            .join(', ')}.`,
   }),
   defineTool({
     name: 'archiveEndpoint',

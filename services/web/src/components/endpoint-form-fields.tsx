@@ -14,6 +14,8 @@ import { formErrorsOf } from './endpoint-form-issues';
 import { RequestFields } from './endpoint-form-request-fields';
 import { buildEndpointValues, type EndpointValues } from './endpoint-form-request';
 import { RulesBacktest } from './endpoint-form-backtest';
+import { CalendarFields } from './endpoint-form-calendar';
+import { SchedulePreview } from './endpoint-form-preview';
 import { RulesFields } from './endpoint-form-rules';
 import { ScheduleFields, type SectionProps } from './endpoint-form-schedule';
 import { HTTP_METHODS, NO_ERRORS, hasErrors, type EndpointFormState, type FormErrors } from './endpoint-form-state';
@@ -146,6 +148,8 @@ export function EndpointForm({
       <QuietFieldErrors>
         <BasicFields {...sectionProps} />
         <ScheduleFields {...sectionProps} />
+        <CalendarFields {...sectionProps} />
+        {rules?.endpointId ? <SchedulePreview endpointId={rules.endpointId} state={state} /> : null}
         <RequestFields {...sectionProps} />
         <RulesFields
           {...sectionProps}

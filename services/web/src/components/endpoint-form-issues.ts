@@ -19,6 +19,9 @@ const FIELD_OF_ISSUE: Record<string, FormField> = {
   minIntervalMs: 'minInterval',
   maxIntervalMs: 'maxInterval',
   jitterMs: 'jitter',
+  activeFrom: 'activeFrom',
+  activeUntil: 'activeUntil',
+  blackouts: 'blackouts',
   timeoutMs: 'timeout',
   retry: 'retry',
   maxResponseSizeKb: 'maxResponseSizeKb',
@@ -64,7 +67,8 @@ function placeIssue(issue: FieldIssue, state: VisibleState, errors: FormErrors):
     return;
   }
   const [head = '', ...rest] = issue.field.split('.');
-  let field = FIELD_OF_ISSUE[head];
+  // A list item's issue (blackouts[2].cron) belongs to the list's field.
+  let field = FIELD_OF_ISSUE[head.replace(/\[\d+\]$/, '')];
   if (field === 'interval' || field === 'cron') field = state.scheduleType === 'cron' ? 'cron' : 'interval';
   if (field === 'headers' && rest.length > 0) {
     const headerName = rest.join('.');

@@ -4,9 +4,11 @@
  * VALIDATION_ERROR issues are mapped back onto the form (endpoint-form-issues.ts).
  */
 import type { Schemas } from '../api/client';
+import { fromDateTimeLocal } from './endpoint-datetime';
 import {
   MASKED_HEADER_VALUE,
   METHODS_WITH_BODY,
+  type BlackoutRow,
   type Endpoint,
   type EndpointFormState,
   type FormErrors,
@@ -31,6 +33,9 @@ export interface EndpointValues {
   minIntervalMs: number | null;
   maxIntervalMs: number | null;
   jitterMs: number;
+  activeFrom: string | null;
+  activeUntil: string | null;
+  blackouts: Endpoint['blackouts'];
   timeoutMs: number;
   retry: Endpoint['retry'];
   propagateTrace: boolean;
@@ -166,6 +171,58 @@ function checkSchedule(
   }
 }
 
+/** A datetime-local text as ISO (null when empty); an error when it is not a time. */
+function readTime(text: string, field: FormField, fields: FormErrors['fields']): string | null {
+  if (text.trim() === '') return null;
+  const iso = fromDateTimeLocal(text.trim());
+  if (iso === null) fields[field] ??= 'enter a date and time';
+  return iso;
+}
+
+/** The blackout rows as the API's windows (empty rows are left out); the first incomplete row is an error. */
+function buildBlackouts(rows: BlackoutRow[], fields: FormErrors['fields']): Endpoint['blackouts'] {
+  const windows: NonNullable<Endpoint['blackouts']> = [];
+  rows.forEach((row, index) => {
+    const place = `window ${index + 1}`;
+    if (row.kind === 'cron') {
+      const cron = row.cron.trim().replace(/\s+/g, ' ');
+      if (cron === '') {
+        fields.blackouts ??= `${place}: enter the cron expression that opens it`;
+        return;
+      }
+      const duration = durationToMs(row.duration);
+      if (!duration.ok || duration.ms === null) {
+        fields.blackouts ??= `${place}: enter how long it lasts`;
+        return;
+      }
+      windows.push({ cron, durationMs: duration.ms });
+      return;
+    }
+    const from = fromDateTimeLocal(row.from);
+    const to = fromDateTimeLocal(row.to);
+    if (from === null || to === null) {
+      fields.blackouts ??= `${place}: enter when it starts and when it ends`;
+      return;
+    }
+    if (Date.parse(to) <= Date.parse(from)) fields.blackouts ??= `${place}: it must end after it starts`;
+    windows.push({ from, to });
+  });
+  return windows.length > 0 ? windows : null;
+}
+
+/** The calendar fields: the active period and the blackout windows. */
+export function buildCalendar(
+  state: Pick<EndpointFormState, 'activeFrom' | 'activeUntil' | 'blackouts'>,
+  fields: FormErrors['fields'],
+): Pick<EndpointValues, 'activeFrom' | 'activeUntil' | 'blackouts'> {
+  const activeFrom = readTime(state.activeFrom, 'activeFrom', fields);
+  const activeUntil = readTime(state.activeUntil, 'activeUntil', fields);
+  if (activeFrom !== null && activeUntil !== null && Date.parse(activeUntil) <= Date.parse(activeFrom)) {
+    fields.activeUntil ??= 'must be after the start';
+  }
+  return { activeFrom, activeUntil, blackouts: buildBlackouts(state.blackouts, fields) };
+}
+
 /** Checks the form and builds the full set of values, or returns the errors found. */
 export function buildEndpointValues(state: EndpointFormState): BuildResult {
   const fields: FormErrors['fields'] = {};
@@ -188,6 +245,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
   const maxIntervalMs = readDuration(state.maxInterval, 'maxInterval', fields);
   const jitterMs = readDuration(state.jitter, 'jitter', fields) ?? 0;
   checkSchedule(intervalMs, { minIntervalMs, maxIntervalMs, jitterMs }, fields);
+  const calendar = buildCalendar(state, fields);
   const timeoutMs = readDuration(state.timeout, 'timeout', fields);
   if (timeoutMs === null) fields.timeout ??= 'is required';
   else if (timeoutMs < BOUNDS.timeoutMinMs || timeoutMs > BOUNDS.timeoutMaxMs) {
@@ -221,6 +279,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       minIntervalMs,
       maxIntervalMs,
       jitterMs,
+      ...calendar,
       timeoutMs: timeoutMs ?? 0,
       retry,
       propagateTrace: state.propagateTrace,

@@ -3,6 +3,7 @@
  * names of the form's fields (errors are keyed by these, not by the API's field names).
  */
 import type { Schemas } from '../api/client';
+import { toDateTimeLocal } from './endpoint-datetime';
 import { msToDuration, type Duration } from './endpoint-form-units';
 import { rulesFormState, type RulesFormState } from './rules-format';
 
@@ -29,6 +30,16 @@ export interface HeaderRow {
   isMasked: boolean;
 }
 
+/** One blackout window as the form edits it: recurring (cron + how long) or from one time to another (local). */
+export interface BlackoutRow {
+  key: string;
+  kind: 'cron' | 'range';
+  cron: string;
+  duration: Duration;
+  from: string;
+  to: string;
+}
+
 export interface EndpointFormState {
   name: string;
   description: string;
@@ -42,6 +53,10 @@ export interface EndpointFormState {
   maxInterval: Duration;
   /** Empty: no jitter (jitterMs 0). */
   jitter: Duration;
+  /** datetime-local text in the browser's zone; empty: no bound. */
+  activeFrom: string;
+  activeUntil: string;
+  blackouts: BlackoutRow[];
   timeout: Duration;
   /** More attempts after the first, as typed; empty or 0: no retries (retry null). */
   retryAttempts: string;
@@ -68,6 +83,9 @@ export type FormField =
   | 'minInterval'
   | 'maxInterval'
   | 'jitter'
+  | 'activeFrom'
+  | 'activeUntil'
+  | 'blackouts'
   | 'timeout'
   | 'retry'
   | 'maxResponseSizeKb'
@@ -94,6 +112,33 @@ export function hasErrors(errors: FormErrors): boolean {
   );
 }
 
+let blackoutCounter = 0;
+export function newBlackoutRow(overrides: Partial<Omit<BlackoutRow, 'key'>> = {}): BlackoutRow {
+  blackoutCounter += 1;
+  return {
+    key: `blackout-${blackoutCounter}`,
+    kind: 'cron',
+    cron: '',
+    duration: { amount: '1', unit: 'h' },
+    from: '',
+    to: '',
+    ...overrides,
+  };
+}
+
+/** The stored windows as rows (absolute times in the browser's zone). */
+export function blackoutRows(blackouts: Endpoint['blackouts']): BlackoutRow[] {
+  return (blackouts ?? []).map((window) =>
+    'cron' in window
+      ? newBlackoutRow({ kind: 'cron', cron: window.cron, duration: msToDuration(window.durationMs) })
+      : newBlackoutRow({
+          kind: 'range',
+          from: toDateTimeLocal(new Date(window.from)),
+          to: toDateTimeLocal(new Date(window.to)),
+        }),
+  );
+}
+
 let rowCounter = 0;
 export function newHeaderRow(name = '', value = ''): HeaderRow {
   rowCounter += 1;
@@ -114,6 +159,9 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     minInterval: { amount: '', unit: 'min' },
     maxInterval: { amount: '', unit: 'min' },
     jitter: { amount: '', unit: 's' },
+    activeFrom: '',
+    activeUntil: '',
+    blackouts: [],
     timeout: { amount: '30', unit: 's' },
     retryAttempts: '',
     retryBase: { amount: '1', unit: 's' },
@@ -151,6 +199,9 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     minInterval: msToDuration(endpoint.minIntervalMs),
     maxInterval: msToDuration(endpoint.maxIntervalMs),
     jitter: msToDuration(endpoint.jitterMs > 0 ? endpoint.jitterMs : null, 's'),
+    activeFrom: endpoint.activeFrom ? toDateTimeLocal(new Date(endpoint.activeFrom)) : '',
+    activeUntil: endpoint.activeUntil ? toDateTimeLocal(new Date(endpoint.activeUntil)) : '',
+    blackouts: blackoutRows(endpoint.blackouts),
     timeout: msToDuration(endpoint.timeoutMs, 's'),
     retryAttempts: endpoint.retry ? String(endpoint.retry.attempts) : '',
     retryBase: msToDuration(endpoint.retry?.backoffBaseMs ?? 1000, 's'),

@@ -246,3 +246,21 @@ describe('describeBaseline', () => {
     [{ baselineIntervalMs: null, baselineCron: '0 3 * * *', timezone: 'UTC' }, 'cron "0 3 * * *" (UTC)'],
   ])('%o → %s', (facts, text) => expect(describeBaseline(facts)).toBe(text));
 });
+
+describe('explainSchedule: calendar', () => {
+  it('names the blackout window that moved the next run, and the start of the active period', () => {
+    const moved = explain(
+      endpoint({ nextRunCalendar: { kind: 'blackout', index: 1, from: at(-MIN), to: at(30_000) } }),
+    );
+    expect(moved).toContain(
+      `Blackout window 2 (${at(-MIN)} to ${at(30_000)}) moved the next run to the first scheduled time after it.`,
+    );
+    const starting = explain(
+      endpoint({ nextRunCalendar: { kind: 'activeFrom', index: null, from: null, to: at(MIN) } }),
+    );
+    expect(starting).toContain(
+      `The endpoint is active from ${at(MIN)}: the next run is the first scheduled time from then.`,
+    );
+    expect(explain(endpoint()).join(' ')).not.toMatch(/Blackout|active from/);
+  });
+});

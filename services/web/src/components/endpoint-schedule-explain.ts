@@ -28,7 +28,7 @@ export type ScheduleFacts = Pick<
   | 'hints'
 > &
   // Optional so facts built by hand (tests) need not name it; the API always sends it.
-  Partial<Pick<Schemas['Endpoint'], 'ruleState'>>;
+  Partial<Pick<Schemas['Endpoint'], 'ruleState' | 'nextRunCalendar'>>;
 
 export interface ExplainOptions {
   formatTime?: (iso: string) => string;
@@ -65,6 +65,15 @@ export function explainSchedule(endpoint: ScheduleFacts, now: Date | number, opt
   }
   sentences.push(...explainSource(endpoint, nowMs, at));
   sentences.push(...explainClamps(endpoint));
+  const held = endpoint.nextRunCalendar;
+  if (held && endpoint.nextRunAt) {
+    sentences.push(
+      held.kind === 'blackout'
+        ? `Blackout window ${(held.index ?? 0) + 1} (${held.from ? at(held.from) : ''} to ${at(held.to)}) moved ` +
+            'the next run to the first scheduled time after it.'
+        : `The endpoint is active from ${at(held.to)}: the next run is the first scheduled time from then.`,
+    );
+  }
   if (!endpoint.pausedUntil && endpoint.nextRunAt && nowMs - Date.parse(endpoint.nextRunAt) > OVERDUE_AFTER_MS) {
     const late = formatDuration(nowMs - Date.parse(endpoint.nextRunAt));
     sentences.push(`The next run is overdue by ${late}: it starts as soon as an executor is free.`);

@@ -31,8 +31,8 @@ describe('EndpointUpcomingRuns', () => {
     const at = (minutes: number) => new Date(Date.UTC(2030, 0, 1, 12, minutes)).toISOString();
     renderList({
       runs: [
-        { at: at(1), source: 'ai-oneshot' },
-        { at: at(2), source: 'baseline-interval' },
+        { at: at(1), source: 'ai-oneshot', calendar: null },
+        { at: at(2), source: 'baseline-interval', calendar: { kind: 'blackout', index: 2, from: at(0), to: at(2) } },
       ],
       jitterMs: 0,
     });
@@ -41,6 +41,8 @@ describe('EndpointUpcomingRuns', () => {
     expect(items).toHaveLength(2);
     expect(items[0]!.querySelector('time')!.getAttribute('dateTime')).toBe(at(1));
     expect(items[0]!.textContent).toContain('AI one-shot hint');
+    expect(items[0]!.textContent).not.toContain('blackout');
+    expect(items[1]!.textContent).toContain('after blackout window 3');
     expect(screen.getByRole('region', { name: 'Next runs' })).toBeTruthy();
     expect(get).toHaveBeenCalledWith('/api/endpoints/{endpointId}/upcoming', {
       params: { path: { endpointId: 'e1' }, query: { count: 5 } },
@@ -52,7 +54,7 @@ describe('EndpointUpcomingRuns', () => {
     renderList({ runs: [], jitterMs: 0 });
     expect(await screen.findByText('No runs planned.')).toBeTruthy();
     cleanup();
-    renderList({ runs: [{ at: new Date().toISOString(), source: 'baseline-cron' }], jitterMs: 5000 });
+    renderList({ runs: [{ at: new Date().toISOString(), source: 'baseline-cron', calendar: null }], jitterMs: 5000 });
     expect(await screen.findByText(/up to 5000 ms later/)).toBeTruthy();
   });
 });

@@ -1,6 +1,7 @@
 /** The next planned runs of an endpoint (GET /api/endpoints/{id}/upcoming), as an ordered list. */
 import { useQuery } from '@tanstack/react-query';
 import { formatDateTime, formatRelative } from '../lib/time';
+import { calendarText } from './endpoint-form-preview';
 import { endpointUpcomingKey, fetchUpcomingRuns } from './endpoint-queries';
 import { sourceLabel } from './run-format';
 import { Empty, QueryView } from './states';
@@ -17,7 +18,7 @@ export function EndpointUpcomingRuns({ endpointId }: { endpointId: string }) {
         {(data) =>
           data.runs.length === 0 ? (
             <Empty title="No runs planned.">
-              <p>An archived endpoint, or one whose job is paused, has no next runs.</p>
+              <p>An archived endpoint, one whose job is paused, or one whose active period is over has no next runs.</p>
             </Empty>
           ) : (
             <>
@@ -26,7 +27,8 @@ export function EndpointUpcomingRuns({ endpointId }: { endpointId: string }) {
                   <li key={run.at}>
                     <time dateTime={run.at}>{formatDateTime(run.at)}</time>{' '}
                     <span className="muted">
-                      ({formatRelative(run.at)}, {sourceLabel(run.source)})
+                      ({formatRelative(run.at)}, {sourceLabel(run.source)}
+                      {run.calendar ? `, ${calendarText(run.calendar)}` : ''})
                     </span>
                   </li>
                 ))}
