@@ -23,7 +23,14 @@ import {
   type RunSummary,
 } from '@kairos/core';
 import type { Database } from './client.js';
-import { Prisma, type AnalysisSession, type Endpoint, type Job, type Run, type Tier } from './generated/prisma/client.js';
+import {
+  Prisma,
+  type AnalysisSession,
+  type Endpoint,
+  type Job,
+  type Run,
+  type Tier,
+} from './generated/prisma/client.js';
 
 export interface AnalysisGateRow {
   endpointId: string;

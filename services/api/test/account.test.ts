@@ -156,7 +156,7 @@ describe('PATCH /api/account/settings', () => {
 });
 
 describe('host budgets (hostLimits)', () => {
-  it('stores, shows and clears the account\'s host limits, and audits them', async () => {
+  it("stores, shows and clears the account's host limits, and audits them", async () => {
     const { account, api } = await newAccount();
     expect((await api.get('/api/account')).body.settings.hostLimits).toEqual([]);
     const limits = [
@@ -215,5 +215,4 @@ describe('host budgets (hostLimits)', () => {
     const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(stored.hostLimits).toBeNull();
   });
-
 });

@@ -355,7 +355,11 @@ export class Executor {
                   );
                   if (result.kind === 'delayed') {
                     // Late, never dropped: the due job comes back when the host's budget has room.
-                    await bullJob.updateData({ ...data, hostHeldSince: result.heldSinceMs, hostDelays: hostDelays + 1 });
+                    await bullJob.updateData({
+                      ...data,
+                      hostHeldSince: result.heldSinceMs,
+                      hostDelays: hostDelays + 1,
+                    });
                     await bullJob.moveToDelayed(result.atMs, token);
                     throw new DelayedError();
                   }

@@ -109,7 +109,14 @@ export async function executePlannedRun(
       run =
         admission.kind === 'replay'
           ? admission.run
-          : await callPlannedRun(deps, target, planned, attempt, phase, budget && { budget, waitedMs: taken!.waitedMs });
+          : await callPlannedRun(
+              deps,
+              target,
+              planned,
+              attempt,
+              phase,
+              budget && { budget, waitedMs: taken!.waitedMs },
+            );
     } finally {
       if (taken) await releaseHostPlace(deps, taken);
     }

@@ -7,6 +7,7 @@
  * against a slow target; a 429 with Retry-After from the host holds the other endpoints on it too;
  * an account without limits makes no Redis call for them.
  */
+import type { ServerResponse } from 'node:http';
 import type { RedisConnection } from '@kairos/queue';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, startExecutor, waitFor, type Engine, type Executor } from '../../../test/engine.js';
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 /** A target recording when each request arrived; `answer` replies (default: 200 at once). */
 async function target(
-  answer: (url: string, res: import('node:http').ServerResponse) => void = (_url, res) => res.end('{"ok":true}'),
+  answer: (url: string, res: ServerResponse) => void = (_url, res) => res.end('{"ok":true}'),
 ): Promise<{ server: TestServer; arrivals: { url: string; at: number }[] }> {
   const arrivals: { url: string; at: number }[] = [];
   const server = await startTestServer((req, res) => {
@@ -224,7 +225,7 @@ it('touches no budget without host limits: no Redis call, no key', async () => {
     );
     expect(runs.every((run) => run.waitedForHostMs === null)).toBe(true);
     const name = harness.queuePrefix.replaceAll('{', '').replaceAll('}', '');
-    const keys = await (harness.redis as import('ioredis').Redis).keys(`${name}:host:{${accountId}/*`);
+    const keys = await harness.redis.keys(`${name}:host:{${accountId}/*`);
     expect(keys).toEqual([]);
   } finally {
     await server.close();

@@ -76,13 +76,15 @@ export function HostBudgetSettings() {
   return (
     <form ref={errorFocus} onSubmit={submit} noValidate aria-label="Host budgets">
       <p className="muted">
-        One budget per target host, shared by every endpoint of the account that calls it, across executors. A run
-        held by it starts late (its page says how long), never dropped; a 429 with Retry-After from the host holds
-        the whole host. A host without a port holds for every port. None: calls go as planned.
+        One budget per target host, shared by every endpoint of the account that calls it, across executors. A run held
+        by it starts late (its page says how long), never dropped; a 429 with Retry-After from the host holds the whole
+        host. A host without a port holds for every port. None: calls go as planned.
       </p>
       {shown.length === 0 ? <p>No host budgets.</p> : null}
       {shown.map((row, index) => {
-        const bad = invalid?.rows.includes(index) || Object.keys(refused).some((field) => field.startsWith(`hostLimits[${index}]`));
+        const bad =
+          invalid?.rows.includes(index) ||
+          Object.keys(refused).some((field) => field.startsWith(`hostLimits[${index}]`));
         return (
           <fieldset key={index} className={`host-budget${bad ? ' field-invalid' : ''}`} aria-invalid={bad || undefined}>
             <legend>Host {index + 1}</legend>
