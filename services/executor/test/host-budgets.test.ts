@@ -139,7 +139,7 @@ it('holds maxConcurrent calls in flight to a slow host', async () => {
     setTimeout(() => {
       open -= 1;
       res.end('{"ok":true}');
-    }, 300);
+    }, 1_000);
   });
   try {
     const { api } = await accountWith([{ host: '127.0.0.1', maxConcurrent: 2 }]);
