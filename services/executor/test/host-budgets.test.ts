@@ -209,6 +209,11 @@ it('touches no budget without host limits: no Redis call, no key', async () => {
   // Limits for other hosts only: none applies, still no call.
   expect(budgets.of({ ...unset, hostLimits: [{ host: 'api.example.com', maxPerSecond: 1 }] })).toBeNull();
   expect(calls).toBe(0);
+  // A budget's two keys share their own hash tag (one Redis Cluster slot), not the queue prefix's.
+  const budget = budgets.of({ ...unset, hostLimits: [{ host: '127.0.0.1', maxPerSecond: 1 }] })!;
+  const tagOf = (key: string) => key.slice(key.indexOf('{') + 1, key.indexOf('}'));
+  expect(tagOf(budget.rateKey)).toBe('a/127.0.0.1');
+  expect(tagOf(budget.callsKey)).toBe('a/127.0.0.1');
 
   // And an account without limits runs its endpoints with no budget key in Redis and no wait recorded.
   const { server } = await target();
