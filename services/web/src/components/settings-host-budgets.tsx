@@ -86,7 +86,7 @@ export function HostBudgetSettings() {
           invalid?.rows.includes(index) ||
           Object.keys(refused).some((field) => field.startsWith(`hostLimits[${index}]`));
         return (
-          <fieldset key={index} className={`host-budget${bad ? ' field-invalid' : ''}`} aria-invalid={bad || undefined}>
+          <fieldset key={index} className={`host-budget${bad ? ' field-invalid' : ''}`}>
             <legend>Host {index + 1}</legend>
             <label>
               Host
