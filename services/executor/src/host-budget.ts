@@ -101,6 +101,8 @@ export class HostBudgets {
   constructor(
     private readonly redis: RedisConnection,
     prefix: string,
+    /** A call place's lease beyond the execution's budget (tests shorten it). */
+    private readonly placeMarginMs = CALL_PLACE_MARGIN_MS,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {
     // The queue prefix's own hash tag is dropped: each budget has its own.
@@ -138,7 +140,7 @@ export class HostBudgets {
         String(interval),
         String(limit.maxConcurrent ?? 0),
         holder,
-        String(leaseMs + CALL_PLACE_MARGIN_MS),
+        String(leaseMs + this.placeMarginMs),
         String(HOST_RESERVE_MAX_MS),
       )) as [number, number];
       if (taken === 1) {

@@ -12,7 +12,7 @@ import type { RedisConnection } from '@kairos/queue';
 import { createApiHarness, type ApiClient, type ApiHarness } from '../../../test/api.js';
 import { startEngine, startExecutor, waitFor, type Engine, type Executor } from '../../../test/engine.js';
 import { startTestServer, type TestServer } from '../../../test/test-server.js';
-import { HostBudgets } from '../src/host-budget.js';
+import { HOST_RETRY_AFTER_MAX_MS, HostBudgets } from '../src/host-budget.js';
 
 let harness: ApiHarness;
 let engine: Engine;
@@ -236,3 +236,40 @@ it('touches no budget without host limits: no Redis call, no key', async () => {
     await server.close();
   }
 }, 30_000);
+
+describe('the budget in Redis', () => {
+  const limited = (accountId: string, hostLimits: unknown) => ({
+    accountId,
+    url: 'https://api.example.com/x',
+    hostLimits,
+  });
+
+  it('frees the call place of an execution that never released it once its lease ends', async () => {
+    const budgets = new HostBudgets(harness.redis, harness.queuePrefix, 0);
+    const budget = budgets.of(limited('leak', [{ host: 'api.example.com', maxConcurrent: 1 }]))!;
+    // An executor killed during its call: its place is taken and never released.
+    expect(await budgets.take(budget, 'killed-run', 300)).toMatchObject({ kind: 'taken', waitedMs: null });
+    const next = await budgets.take(budget, 'next-run', 300);
+    expect(next.kind).toBe('taken');
+    expect(next.kind === 'taken' && next.waitedMs).toBeGreaterThanOrEqual(200);
+    await (next.kind === 'taken' ? next.release() : undefined);
+    expect(await harness.redis.zcard(budget.callsKey)).toBe(0);
+  });
+
+  it('cuts a Retry-After hold to its maximum, and the keys expire by themselves', async () => {
+    const budgets = new HostBudgets(harness.redis, harness.queuePrefix);
+    const budget = budgets.of(limited('hold', [{ host: 'api.example.com', maxPerSecond: 2 }]))!;
+    expect((await budgets.take(budget, 'first', 1000)).kind).toBe('taken');
+    await budgets.hold(budget, 10 * 3_600_000);
+    const blocked = Number(await harness.redis.hget(budget.rateKey, 'blocked'));
+    expect(blocked - Date.now()).toBeLessThanOrEqual(HOST_RETRY_AFTER_MAX_MS + 50);
+    expect(blocked - Date.now()).toBeGreaterThan(HOST_RETRY_AFTER_MAX_MS - 5_000);
+    const ttl = await harness.redis.pttl(budget.rateKey);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(HOST_RETRY_AFTER_MAX_MS + 1_000);
+    // Held: the executor waits no longer than it may in process, then hands the run back.
+    const held = await budgets.take(budget, 'second', 1000);
+    expect(held).toMatchObject({ kind: 'later' });
+    expect(held.kind === 'later' && held.atMs - Date.now()).toBeGreaterThan(HOST_RETRY_AFTER_MAX_MS - 10_000);
+  });
+});
