@@ -898,8 +898,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds)
-         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. aiRules true: the planner is offered propose_rules and may write response rules of its own (kept apart from the endpoint rules, evaluated after them, lapsing within 7 days; default false). signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none.
+         * Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds, host budgets)
+         * @description aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still analyses, and records its proposals in the sessions (marked shadow) without applying them. aiRules true: the planner is offered propose_rules and may write response rules of its own (kept apart from the endpoint rules, evaluated after them, lapsing within 7 days; default false). signingKeyGraceMinutes (0 to 10080, default 0): applies to the next rotation; after it, requests carry the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none. hostLimits (at most 100; null or [] = none): [{ host, maxPerSecond?, maxConcurrent? }], one budget per target host shared by every endpoint of the account calling it, across executors; a run held by it starts late (waitedForHostMs on the run), never dropped, and a 429 with Retry-After from the host holds the whole host.
          */
         patch: operations["updateAccountSettings"];
         trace?: never;
@@ -1680,6 +1680,20 @@ export interface components {
             /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */
             notifyFailureThreshold?: number;
             autoPauseAfterFailures?: number | null;
+            /** @description Host budgets: every endpoint of the account calling a listed host shares its budget, across executors. A run held by it starts late (waitedForHostMs on the run), never dropped; a 429 with Retry-After from the host holds the whole host. At most 100; null or [] = none */
+            hostLimits?: components["schemas"]["HostLimit"][] | null;
+        };
+        /** @description A budget for one target host, shared by every endpoint of the account */
+        HostLimit: {
+            /**
+             * @description Lowercase host name, optionally with a port. Without a port the budget holds for the host on every port
+             * @example api.example.com
+             */
+            host: string;
+            /** @description Calls per second to the host, spaced evenly (at most 1000) */
+            maxPerSecond?: number;
+            /** @description Calls in flight to the host at once */
+            maxConcurrent?: number;
         };
         UpdateMemberInput: {
             /**
@@ -2275,6 +2289,8 @@ export interface components {
             completedAt: string;
             /** @description startedAt − scheduledAt: how late the run started */
             lateMs: number;
+            /** @description Milliseconds the call waited for its account's host budget (hostLimits) before it started, part of lateMs; null: it did not wait */
+            waitedForHostMs: number | null;
             /** @description Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's interval), rule (another endpoint's rule ran it), test (open list) */
             source: string;
             /** @description Delivery attempt (2 after an executor crash, same id) */
@@ -2676,7 +2692,7 @@ export interface components {
              */
             periodEnd: string;
         };
-        /** @description AI features, the signing key rotation grace window, notification and auto-pause thresholds */
+        /** @description AI features, the signing key rotation grace window, notification and auto-pause thresholds, host budgets */
         AccountSettings: {
             /** @description Settings > AI Features > Enable AI Scheduling */
             aiSchedulingEnabled: boolean;
@@ -2689,6 +2705,8 @@ export interface components {
             /** @description Consecutive failures after which an endpoint is failing: endpoint.failing is sent once, endpoint.recovered on its next success (default 3) */
             notifyFailureThreshold: number;
             autoPauseAfterFailures: number | null;
+            /** @description Host budgets shared by every endpoint of the account calling the host, across executors ([] = none) */
+            hostLimits: components["schemas"]["HostLimit"][];
         };
         /** @description Model tokens the planner may use per calendar month (UTC) */
         AiBudget: {

@@ -12,3 +12,4 @@ export * from './rules/index.js';
 export * from './config/index.js';
 export * from './roles.js';
 export * from './shared-secrets.js';
+export * from './host-limits.js';

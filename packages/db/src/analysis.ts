@@ -19,10 +19,18 @@ import {
   toStorableJson,
   toStorableText,
   type AnalysisSessionStatus,
+  type HostLimit,
   type RunSummary,
 } from '@kairos/core';
 import type { Database } from './client.js';
-import type { AnalysisSession, Endpoint, Job, Prisma, Run, Tier } from './generated/prisma/client.js';
+import {
+  Prisma,
+  type AnalysisSession,
+  type Endpoint,
+  type Job,
+  type Run,
+  type Tier,
+} from './generated/prisma/client.js';
 
 export interface AnalysisGateRow {
   endpointId: string;
@@ -400,6 +408,8 @@ export async function updateAccountAiSettings(
     signingKeyGraceMinutes?: number | undefined;
     notifyFailureThreshold?: number | undefined;
     autoPauseAfterFailures?: number | null | undefined;
+    /** Host budgets ([] or null: none, stored as null). */
+    hostLimits?: HostLimit[] | null | undefined;
   },
 ) {
   const data = {
@@ -412,6 +422,14 @@ export async function updateAccountAiSettings(
     ...(settings.aiSchedulingEnabled === undefined ? {} : { aiSchedulingEnabled: settings.aiSchedulingEnabled }),
     ...(settings.aiShadowMode === undefined ? {} : { aiShadowMode: settings.aiShadowMode }),
     ...(settings.aiRules === undefined ? {} : { aiRules: settings.aiRules }),
+    ...(settings.hostLimits === undefined
+      ? {}
+      : {
+          hostLimits:
+            settings.hostLimits === null || settings.hostLimits.length === 0
+              ? Prisma.DbNull
+              : (settings.hostLimits as unknown as Prisma.InputJsonValue),
+        }),
     ...(settings.signingKeyGraceMinutes === undefined
       ? {}
       : { signingKeyGraceMinutes: settings.signingKeyGraceMinutes }),

@@ -62,6 +62,11 @@ export interface ExecutionTarget extends ScheduleInput {
   /** An operator disabled the account (accounts.disabledAt): its runs are skipped at admission. */
   accountDisabled: boolean;
   /**
+   * The account's host budgets as stored (null: none, then the executor touches no budget), read with
+   * the target: no extra round trip (services/executor/src/host-budget.ts).
+   */
+  hostLimits: unknown;
+  /**
    * The endpoint's response rules as JSON text, { successWhen, rules, minIntervalMs, maxIntervalMs },
    * the planner's rules in force after the user's (AI_RULES_IN_FORCE); null when it has none (then nothing is parsed: services/executor/src/response-rules.ts
    * compiles the text once and keeps it by the text).
@@ -109,6 +114,7 @@ const SELECT_TARGETS = `
          k."encryptedKey" AS "encryptedSigningKey", k."previousEncryptedKey" AS "encryptedPreviousSigningKey",
          ${epochMs('k."previousExpiresAt"', 'previousSigningKeyExpiresAt')},
          a.tier, a."quotaOverrides", a."aiSchedulingEnabled", a."disabledAt" IS NOT NULL AS "accountDisabled",
+         a."hostLimits",
          CASE WHEN e."successWhen" IS NOT NULL OR e.rules IS NOT NULL OR ${AI_RULES_IN_FORCE}
               THEN jsonb_build_object(
                      'successWhen', COALESCE(e."successWhen", CASE WHEN ${AI_RULES_IN_FORCE} THEN e."aiSuccessWhen" END),
@@ -205,6 +211,8 @@ export interface RunOutcome {
   attempt: number;
   /** Every HTTP call of the run when its endpoint has retry set (core's RunAttemptRecord); else null. */
   attempts?: RunAttemptRecord[] | null;
+  /** Milliseconds the call waited for its account's host budget; absent or null: it did not wait. */
+  waitedForHostMs?: number | null;
   /** The endpoint's response rules that matched (a Test now run's too); absent when it has none. */
   rulesMatched?: string[];
   /** What those rules do (scheduled runs only): written by the record statement; absent without rules. */
@@ -233,13 +241,13 @@ const runsFromJson = (withRules: boolean) => `
   SELECT id, "accountId", "endpointId", source, status,
          ${timeIn('scheduledAt')}, ${timeIn('startedAt')}, ${timeIn('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
-         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts, "waitedForHostMs",
          "nextRunId", ${fromEpochMs('"nextRunAt"')} AS "nextRunAt", "nextRunSource", "plannedVersion"${withRules ? RULE_COLUMNS : ''}
     FROM json_to_recordset($1::json) AS r(
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" bigint,
     "startedAt" bigint, "completedAt" bigint, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
-    "errorMessage" text, attempt int, attempts jsonb, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
+    "errorMessage" text, attempt int, attempts jsonb, "waitedForHostMs" int, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
     "plannedVersion" int${withRules ? RULE_COLUMN_TYPES : ''})`;
 
 /**
@@ -261,11 +269,12 @@ const RULE_COLUMN_TYPES = `, "rulesMatched" text[], "ruleEvaluated" boolean, "ru
 const insertRunsFromInput = (skipRecorded: boolean, withRules: boolean) => `
   INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
                     "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
-                    ${withRules ? ', "rulesMatched"' : ''})
+                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+                    "waitedForHostMs"${withRules ? ', "rulesMatched"' : ''})
   SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
+         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+         "waitedForHostMs"
          ${withRules ? ', "rulesMatched"' : ''}
     FROM input
   ${skipRecorded ? 'ON CONFLICT (id) DO NOTHING' : ''}

@@ -30,6 +30,13 @@ export const dueJobData = z.object({
   lockShard: z.number().int().min(0).optional(),
   /** The recompute's trace context, only when tracing is on (one string: trace-context.ts). */
   traceparent: traceparentField,
+  /**
+   * Only on a due job its host's budget delayed (services/executor/src/host-budget.ts): when the
+   * run was first held (epoch ms), and how many deliveries the budget gave back (they are not
+   * delivery attempts).
+   */
+  hostHeldSince: z.number().int().optional(),
+  hostDelays: z.number().int().min(0).optional(),
 });
 export type DueJobData = z.infer<typeof dueJobData>;
 

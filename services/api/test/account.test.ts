@@ -7,7 +7,7 @@ import { createApiHarness, type ApiClient, type ApiHarness, type TestAccount } f
 
 let harness: ApiHarness;
 /** The notification and auto-pause settings at their defaults. */
-const THRESHOLDS = { notifyFailureThreshold: 3, autoPauseAfterFailures: null };
+const THRESHOLDS = { notifyFailureThreshold: 3, autoPauseAfterFailures: null, hostLimits: [] };
 
 beforeAll(async () => {
   harness = await createApiHarness();
@@ -152,5 +152,67 @@ describe('PATCH /api/account/settings', () => {
     expect(
       (await harness.db.prisma.account.findUniqueOrThrow({ where: { id: first.accountId } })).aiSchedulingEnabled,
     ).toBe(false);
+  });
+});
+
+describe('host budgets (hostLimits)', () => {
+  it("stores, shows and clears the account's host limits, and audits them", async () => {
+    const { account, api } = await newAccount();
+    expect((await api.get('/api/account')).body.settings.hostLimits).toEqual([]);
+    const limits = [
+      { host: 'api.example.com', maxPerSecond: 5, maxConcurrent: 2 },
+      { host: '127.0.0.1:8080', maxPerSecond: 0.5 },
+      { host: 'slow.example.com', maxConcurrent: 1 },
+    ];
+    const set = await api.patch('/api/account/settings', { hostLimits: limits });
+    expect(set.status).toBe(200);
+    expect(set.body.settings.hostLimits).toEqual(limits);
+    expect((await api.get('/api/account')).body.settings.hostLimits).toEqual(limits);
+    // Another setting leaves them as they are.
+    await api.patch('/api/account/settings', { aiRules: true });
+    expect((await api.get('/api/account')).body.settings.hostLimits).toEqual(limits);
+    const cleared = await api.patch('/api/account/settings', { hostLimits: [] });
+    expect(cleared.body.settings.hostLimits).toEqual([]);
+    const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
+    expect(stored.hostLimits).toBeNull();
+    await api.patch('/api/account/settings', { hostLimits: limits });
+    expect((await api.patch('/api/account/settings', { hostLimits: null })).body.settings.hostLimits).toEqual([]);
+    const audit = await harness.db.prisma.auditEvent.findMany({
+      where: { accountId: account.accountId, action: 'account.settings_updated' },
+      orderBy: { createdAt: 'asc' },
+    });
+    expect(audit[0]!.details).toEqual({ hostLimits: limits });
+  });
+
+  it.each([
+    ['an upper-case host', [{ host: 'API.example.com', maxPerSecond: 1 }], 'hostLimits[0].host'],
+    ['a URL for a host', [{ host: 'https://api.example.com', maxPerSecond: 1 }], 'hostLimits[0].host'],
+    ['a host with a path', [{ host: 'api.example.com/v1', maxPerSecond: 1 }], 'hostLimits[0].host'],
+    ['a port out of range', [{ host: 'api.example.com:70000', maxPerSecond: 1 }], 'hostLimits[0].host'],
+    ['no limit at all', [{ host: 'api.example.com' }], 'hostLimits[0]'],
+    ['a rate of 0', [{ host: 'api.example.com', maxPerSecond: 0 }], 'hostLimits[0].maxPerSecond'],
+    ['a fractional concurrency', [{ host: 'a.example.com', maxConcurrent: 1.5 }], 'hostLimits[0].maxConcurrent'],
+    ['an unknown field', [{ host: 'a.example.com', maxConcurrent: 1, burst: 3 }], 'hostLimits[0].burst'],
+    [
+      'a host twice',
+      [
+        { host: 'a.example.com', maxConcurrent: 1 },
+        { host: 'a.example.com', maxPerSecond: 1 },
+      ],
+      'hostLimits',
+    ],
+    [
+      'more than 100 hosts',
+      Array.from({ length: 101 }, (_, i) => ({ host: `h${i}.example.com`, maxPerSecond: 1 })),
+      'hostLimits',
+    ],
+    ['not a list', { host: 'a.example.com', maxPerSecond: 1 }, 'hostLimits'],
+  ])('refuses %s with 400 naming the field', async (_what, hostLimits, field) => {
+    const { account, api } = await newAccount();
+    const response = await api.patch('/api/account/settings', { hostLimits });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+    const stored = await harness.db.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
+    expect(stored.hostLimits).toBeNull();
   });
 });

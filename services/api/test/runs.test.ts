@@ -164,6 +164,7 @@ describe('GET /api/runs/:id', () => {
       startedAt: run.startedAt.toISOString(),
       completedAt: run.completedAt.toISOString(),
       lateMs: 50,
+      waitedForHostMs: null,
       source: 'ai-oneshot',
       attempt: 2,
       attempts: null,

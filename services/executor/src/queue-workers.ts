@@ -41,6 +41,7 @@ import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteD
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
 import { createCallSlots, DUE_JOBS_PER_CALL_SLOT } from './call-slots.js';
+import { HostBudgets } from './host-budget.js';
 import { RESPONSE_MEMORY_MB } from './config.js';
 import type { SmtpSettings } from './notifications/channels.js';
 import { NotificationEvents } from './notifications/notification-events.js';
@@ -195,6 +196,8 @@ export class Executor {
     const responseRules = new ResponseRulesCache();
     // One set of call slots for the whole process, every shard and Test now runs alike.
     const callSlots = createCallSlots(options.concurrency, (options.responseMemoryMb ?? RESPONSE_MEMORY_MB) * 1024);
+    // Host budgets live under their own hash tags, whatever the shard (host-budget.ts).
+    const hostBudgets = new HostBudgets(producer, options.prefix);
     this.shardDeps = shards.map((shard) => {
       const prefix = shardPrefix(options.prefix, shard);
       const queueOptions = {
@@ -243,6 +246,7 @@ export class Executor {
         secrets,
         responseRules,
         callSlots,
+        hostBudgets,
         now,
       };
     });
@@ -261,8 +265,12 @@ export class Executor {
     attempt: number,
     admitted?: (planned: PlannedRun) => void,
     shard = 0,
+    hostHeldSinceMs?: number,
   ): Promise<PlannedRunResult> {
-    const result = await executePlannedRun(this.shardDeps[shard]!, due, attempt, admitted);
+    const result = await executePlannedRun(this.shardDeps[shard]!, due, attempt, admitted, hostHeldSinceMs);
+    if (result.kind === 'delayed') {
+      return result;
+    }
     if (result.kind === 'recorded') {
       // Counted once per run: a retried delivery of an already recorded run is not a new outcome.
       // (run-completed and run-completed-planner were emitted by the recorder.)
@@ -337,12 +345,24 @@ export class Executor {
                   if (!ref) throw new UnrecoverableError(`not a due job id: ${bullJob.id}`);
                   const data = dueJobData.parse(bullJob.data);
                   const due = this.withLockShard({ ...ref, lockShard: data.lockShard }, shard);
-                  // The delivery's number: BullMQ counts every start, a redelivery after a stall too.
-                  const attempt = Math.max(1, bullJob.attemptsStarted - bullJob.stalledCounter);
+                  // The delivery's number: BullMQ counts every start, a redelivery after a stall too
+                  // (a delivery its host's budget gave back is none).
+                  const hostDelays = data.hostDelays ?? 0;
+                  const attempt = Math.max(1, bullJob.attemptsStarted - bullJob.stalledCounter - hostDelays);
                   const admitted = (planned: PlannedRun) => (entry.runId = planned.runId);
-                  const result = await this.processDue(due, attempt, admitted, shard).catch((error: unknown) =>
-                    this.redeliver(bullJob, token, attempt, error),
+                  const result = await this.processDue(due, attempt, admitted, shard, data.hostHeldSince).catch(
+                    (error: unknown) => this.redeliver(bullJob, token, attempt, error),
                   );
+                  if (result.kind === 'delayed') {
+                    // Late, never dropped: the due job comes back when the host's budget has room.
+                    await bullJob.updateData({
+                      ...data,
+                      hostHeldSince: result.heldSinceMs,
+                      hostDelays: hostDelays + 1,
+                    });
+                    await bullJob.moveToDelayed(result.atMs, token);
+                    throw new DelayedError();
+                  }
                   span.setAttribute(
                     'kairos.run.outcome',
                     result.kind === 'recorded' ? result.run.status : result.reason,

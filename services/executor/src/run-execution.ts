@@ -32,6 +32,8 @@ import { traceOutboundCall } from './call-span.js';
 import type { HttpErrorKind, HttpExecutor, HttpMethod, HttpOutcome } from './http/index.js';
 import type { Admissions, SkipReason } from './admission.js';
 import type { CallSlots } from './call-slots.js';
+import type { HostBudget, HostBudgets, HostPlace } from './host-budget.js';
+import { executionBudgetMs, parseRetryAfterMs } from './retry-policy.js';
 import { judgeCall, withRuleOutcome, type ResponseRulesCache } from './response-rules.js';
 import type { Retries } from './retry.js';
 import type { RunRecorder } from './run-recorder.js';
@@ -41,7 +43,10 @@ import type { SecretResolver } from './secrets.js';
 export type { SkipReason } from './admission.js';
 
 export type PlannedRunResult =
-  { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean } | { kind: 'skipped'; reason: SkipReason };
+  | { kind: 'recorded'; run: RunOutcome; firstDelivery: boolean }
+  | { kind: 'skipped'; reason: SkipReason }
+  /** Held by its host's budget longer than the executor waits: deliver the due job again at `atMs`. */
+  | { kind: 'delayed'; atMs: number; heldSinceMs: number };
 
 /** The running lock and the quota counter are held by `admissions` and `recorder`, not passed here. */
 export interface ExecuteDeps {
@@ -67,6 +72,8 @@ export interface ExecuteDeps {
    * recorded (call-slots.ts).
    */
   callSlots: CallSlots;
+  /** The accounts' host budgets (host-budget.ts); absent: none is enforced. */
+  hostBudgets?: HostBudgets;
   now: () => Date;
 }
 
@@ -79,6 +86,7 @@ export async function executePlannedRun(
   due: DueJobRef,
   attempt: number,
   admitted?: (planned: PlannedRun) => void,
+  hostHeldSinceMs?: number,
 ): Promise<PlannedRunResult> {
   const phase = phaseClock();
   const admission = await deps.admissions.admit(due);
@@ -90,9 +98,31 @@ export async function executePlannedRun(
   // memory stays reserved until the run is recorded.
   const wait = admission.kind === 'replay' ? null : untilDue(planned.scheduledAt);
   if (wait) await wait;
+  // Without host limits on the account: no call, no await (host-budget.ts).
+  const budget = admission.kind === 'replay' ? null : (deps.hostBudgets?.of(target) ?? null);
+  let place: HostPlace | null = null;
+  if (budget) {
+    place = await takeHostPlace(deps, budget, target, planned, hostHeldSinceMs);
+    if (place.kind === 'later') return { kind: 'delayed', atMs: place.atMs, heldSinceMs: place.heldSinceMs };
+  }
+  const taken = place?.kind === 'taken' ? place : null;
   return deps.callSlots(target.maxResponseSizeKb, async (callEnded) => {
-    const run =
-      admission.kind === 'replay' ? admission.run : await callPlannedRun(deps, target, planned, attempt, phase);
+    let run: RunOutcome;
+    try {
+      run =
+        admission.kind === 'replay'
+          ? admission.run
+          : await callPlannedRun(
+              deps,
+              target,
+              planned,
+              attempt,
+              phase,
+              budget && { budget, waitedMs: taken!.waitedMs },
+            );
+    } finally {
+      if (taken) await releaseHostPlace(deps, taken);
+    }
     // The record waits for its batch without the slot, so that calls go on meanwhile (call-slots.ts).
     callEnded();
     // The recorder frees the lock once the run is committed (and on failure).
@@ -109,6 +139,39 @@ export async function executePlannedRun(
   });
 }
 
+/**
+ * Takes the run's place in its host's budget (host-budget.ts); a Redis failure frees the run's lock
+ * and fails the delivery, like a failed admission.
+ */
+async function takeHostPlace(
+  deps: ExecuteDeps,
+  budget: HostBudget,
+  target: ExecutionTarget,
+  planned: PlannedRun,
+  heldSinceMs: number | undefined,
+): Promise<HostPlace> {
+  try {
+    const place = await deps.hostBudgets!.take(budget, planned.runId, executionBudgetMs(target), heldSinceMs);
+    // Given back to the queue: the lock is taken again when it is delivered again.
+    if (place.kind === 'later') await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
+    return place;
+  } catch (error) {
+    await deps.recorder.abandon(target.id, planned.runId, planned.scheduleVersion);
+    throw error;
+  }
+}
+
+/** Frees a call's place in its host's budget; a place not freed ends with its lease. */
+async function releaseHostPlace(deps: ExecuteDeps, place: Extract<HostPlace, { kind: 'taken' }>): Promise<void> {
+  await place.release().catch(() => undefined);
+}
+
+/** A run's host budget as its calls see it: each attempt after the first takes its own start time. */
+interface HostCall {
+  budget: HostBudget;
+  waitedMs: number | null;
+}
+
 /** Calls the endpoint for an admitted run (every attempt); a call that throws frees the run's lock. */
 async function callPlannedRun(
   deps: ExecuteDeps,
@@ -116,23 +179,57 @@ async function callPlannedRun(
   planned: PlannedRun,
   attempt: number,
   phase: PhaseClock,
+  host: HostCall | null = null,
 ): Promise<RunOutcome> {
   const { runId, scheduledAt, source } = planned;
   try {
     phase('wait');
     const rules = deps.responseRules.of(target.responseRules);
+    const plain = () => callEndpoint(deps, target, runId, scheduledAt);
+    const once = host ? hostCall(deps, host, target, runId, plain) : plain;
     // Without successWhen the call is passed as it is: no extra promise per call.
-    const call = rules?.successWhen
-      ? async () => judgeCall(rules, await callEndpoint(deps, target, runId, scheduledAt))
-      : () => callEndpoint(deps, target, runId, scheduledAt);
+    const call = rules?.successWhen ? async () => judgeCall(rules, await once()) : once;
     const called = await deps.retries.call(target, { id: runId, scheduledAt, source }, call);
     phase('call');
     const run = toRun(target, runId, source, scheduledAt, called.outcome, attempt, called.attempts);
+    if (host?.waitedMs != null) run.waitedForHostMs = host.waitedMs;
     return withRuleOutcome(rules, run, true);
   } catch (error) {
     await deps.recorder.abandon(target.id, runId, planned.scheduleVersion);
     throw error;
   }
+}
+
+/**
+ * One call under a host budget: an attempt after the first takes its own place in the host's rate
+ * (the run's call place is held already); a 429 with Retry-After holds the whole host.
+ */
+function hostCall(
+  deps: ExecuteDeps,
+  host: HostCall,
+  target: ExecutionTarget,
+  runId: string,
+  call: () => Promise<HttpOutcome>,
+): () => Promise<HttpOutcome> {
+  let calls = 0;
+  return async () => {
+    calls += 1;
+    if (calls > 1 && host.budget.limit.maxPerSecond !== null) {
+      for (;;) {
+        const place = await deps.hostBudgets!.take(host.budget, runId, executionBudgetMs(target));
+        if (place.kind === 'taken') break;
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, place.atMs - Date.now())));
+      }
+    }
+    const outcome = await call();
+    if (outcome.statusCode === 429) {
+      const retryAfterMs = parseRetryAfterMs(outcome.retryAfter, outcome.completedAt);
+      if (retryAfterMs !== null && retryAfterMs > 0) {
+        await deps.hostBudgets!.hold(host.budget, retryAfterMs).catch(() => undefined);
+      }
+    }
+    return outcome;
+  };
 }
 
 type PhaseClock = (name: 'admission' | 'wait' | 'call' | 'record') => void;

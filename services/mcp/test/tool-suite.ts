@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
-/** The exact tool names, sorted (docs/guide/mcp.md lists all 37). */
+/** The exact tool names, sorted (docs/guide/mcp.md lists all 38). */
 export const EXPECTED_TOOL_NAMES = [
   'addEndpoint',
   'applyIntervalHint',
@@ -40,6 +40,7 @@ export const EXPECTED_TOOL_NAMES = [
   'rotateSigningKey',
   'scheduleOneShot',
   'setFailureThresholds',
+  'setHostLimits',
   'setSigningKeyGraceMinutes',
   'testEndpoint',
   'testNotificationChannel',
@@ -132,6 +133,9 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   expect(await call('setFailureThresholds', { autoPauseAfterFailures: null })).toMatchObject({
     autoPauseAfterFailures: null,
   });
+  const hostLimits = [{ host: 'api.example.com', maxPerSecond: 5, maxConcurrent: 2 }];
+  expect(await call('setHostLimits', { hostLimits })).toMatchObject({ hostLimits });
+  expect(await call('setHostLimits', { hostLimits: [] })).toMatchObject({ hostLimits: [] });
   expect((await call('deleteNotificationChannel', { channelId: channel.id })).channel.id).toBe(channel.id);
 
   // Jobs.

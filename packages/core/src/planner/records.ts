@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { autoPauseAfterFailures, failureCountSetting } from '../schemas/auto-pause.js';
 import { pagingQuery } from '../schemas/common.js';
 import { SIGNING_KEY_GRACE_MAX_MINUTES } from '../signing/signature.js';
+import { hostLimitInput, hostLimitsSetting } from '../host-limits.js';
 import type { AiBudgetState } from './budget.js';
 import { CONFIDENCE_LEVELS } from './tools.js';
 import { ANALYSIS_STATUSES, ANALYSIS_TRIGGERS } from './when-to-analyse.js';
@@ -122,10 +123,15 @@ export const aiSettingsRecord = z
     signingKeyGraceMinutes,
     notifyFailureThreshold,
     autoPauseAfterFailures,
+    hostLimits: z.array(hostLimitInput).meta({
+      description:
+        'Host budgets shared by every endpoint of the account calling the host, across executors ([] = none)',
+    }),
   })
   .meta({
     id: 'AccountSettings',
-    description: 'AI features, the signing key rotation grace window, notification and auto-pause thresholds',
+    description:
+      'AI features, the signing key rotation grace window, notification and auto-pause thresholds, host budgets',
   });
 
 /** The planner's token budget this period (part of the account record). */
@@ -172,10 +178,11 @@ export const accountSettingsInput = z
     signingKeyGraceMinutes: signingKeyGraceMinutes.optional(),
     notifyFailureThreshold: notifyFailureThreshold.optional(),
     autoPauseAfterFailures: autoPauseAfterFailures.optional(),
+    hostLimits: hostLimitsSetting.optional(),
   })
   .refine((input) => Object.values(input).some((value) => value !== undefined), {
     message:
-      'send aiSchedulingEnabled, aiShadowMode, aiRules, signingKeyGraceMinutes, notifyFailureThreshold and/or autoPauseAfterFailures',
+      'send aiSchedulingEnabled, aiShadowMode, aiRules, signingKeyGraceMinutes, notifyFailureThreshold, autoPauseAfterFailures and/or hostLimits',
   })
   .meta({ id: 'AccountSettingsInput' });
 export type AccountSettingsInput = z.infer<typeof accountSettingsInput>;

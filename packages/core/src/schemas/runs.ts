@@ -95,6 +95,15 @@ export const runRecord = z
     startedAt: isoTime,
     completedAt: isoTime,
     lateMs: z.number().int().meta({ description: 'startedAt − scheduledAt: how late the run started' }),
+    waitedForHostMs: z
+      .number()
+      .int()
+      .nullable()
+      .meta({
+        description:
+          "Milliseconds the call waited for its account's host budget (hostLimits) before it started, part of lateMs; " +
+          'null: it did not wait',
+      }),
     source: z.string().meta({
       description:
         "Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's " +

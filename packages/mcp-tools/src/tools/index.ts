@@ -1,6 +1,7 @@
 import type { KairosTool } from '../tool.js';
 import { analysisTools } from './analysis.js';
 import { endpointTools } from './endpoints.js';
+import { hostLimitTools } from './host-limits.js';
 import { jobTools } from './jobs.js';
 import { notificationTools } from './notifications.js';
 import { runTools } from './runs.js';
@@ -16,6 +17,7 @@ export const KAIROS_TOOLS: readonly KairosTool[] = [
   ...analysisTools,
   ...signingKeyTools,
   ...notificationTools,
+  ...hostLimitTools,
 ];
 
 export const KAIROS_TOOL_NAMES: readonly string[] = KAIROS_TOOLS.map((tool) => tool.name);

@@ -17,6 +17,7 @@ import {
   pagingQuery,
   timestamp,
   toAiBudgetRecord,
+  type HostLimit,
   type TierLimits,
 } from '@kairos/core';
 import {
@@ -151,6 +152,7 @@ async function toAccountRecord(deps: ApiDeps, account: Account): Promise<z.outpu
       signingKeyGraceMinutes: account.signingKeyGraceMinutes,
       notifyFailureThreshold: account.notifyFailureThreshold,
       autoPauseAfterFailures: account.autoPauseAfterFailures,
+      hostLimits: Array.isArray(account.hostLimits) ? (account.hostLimits as unknown as HostLimit[]) : [],
     },
     aiBudget: toAiBudgetRecord(describeAiBudget(account, now)),
     aiPlanner: await plannerStatus(deps, now),
@@ -185,7 +187,8 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
       path: '/api/account/settings',
       role: 'admin',
       operationId: 'updateAccountSettings',
-      summary: 'Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds)',
+      summary:
+        'Change the account settings (AI Scheduling, shadow mode, signing key grace window, failure thresholds, host budgets)',
       description:
         'aiSchedulingEnabled false: the planner analyses none of the account’s endpoints (schedules run on ' +
         'their baselines; hints already set expire on their TTL). aiShadowMode true: the planner still ' +
@@ -196,7 +199,10 @@ export function registerAccountRoutes(routes: RouteRegistry, deps: ApiDeps): voi
         'the new and the previous key’s signatures until the window ends (POST /api/signing-keys/revoke-previous ' +
         'ends it early). A window already running keeps its expiry. notifyFailureThreshold (1 to 1000, default 3): ' +
         'consecutive failures after which endpoint.failing is sent (once; endpoint.recovered on the next success). ' +
-        'autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none.',
+        'autoPauseAfterFailures (1 to 1000 or null, default null = never): the default of endpoints that set none. ' +
+        'hostLimits (at most 100; null or [] = none): [{ host, maxPerSecond?, maxConcurrent? }], one budget per target ' +
+        'host shared by every endpoint of the account calling it, across executors; a run held by it starts late ' +
+        '(waitedForHostMs on the run), never dropped, and a 429 with Retry-After from the host holds the whole host.',
       tags: ['Account'],
       body: accountSettingsInput,
       responses: {

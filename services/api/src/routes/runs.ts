@@ -36,6 +36,7 @@ export function toRunRecord(run: Run): RunRecord {
     startedAt: run.startedAt.toISOString(),
     completedAt: run.completedAt.toISOString(),
     lateMs: run.startedAt.getTime() - run.scheduledAt.getTime(),
+    waitedForHostMs: run.waitedForHostMs,
     source: run.source,
     attempt: run.attempt,
     attempts: (run.attempts as RunRecord['attempts']) ?? null,

@@ -25,6 +25,7 @@ function run(id: string, scheduledOffsetMs: number, overrides: Partial<Run> = {}
     startedAt: new Date(T0 + scheduledOffsetMs + 50).toISOString(),
     completedAt: new Date(T0 + scheduledOffsetMs + 170).toISOString(),
     lateMs: 50,
+    waitedForHostMs: null,
     source: 'baseline-interval',
     attempt: 1,
     attempts: null,

@@ -14,6 +14,7 @@ export const SETTINGS_SECTIONS = [
   { id: 'secrets', title: 'Shared secrets' },
   { id: 'ai-features', title: 'AI features' },
   { id: 'notifications', title: 'Notifications' },
+  { id: 'host-budgets', title: 'Host budgets' },
   { id: 'connected-devices', title: 'Connected devices' },
   { id: 'usage', title: 'Usage' },
 ] as const satisfies readonly SectionLink[];

@@ -71,6 +71,14 @@ function RunView({ run }: { run: Run }) {
           <dd>
             <TimeFact iso={run.startedAt} /> — {describeLateness(run.lateMs)}
           </dd>
+          {run.waitedForHostMs !== null && (
+            <>
+              <dt>Host budget</dt>
+              <dd>
+                waited {formatDuration(run.waitedForHostMs)} for the host&apos;s budget (Settings &gt; Host budgets)
+              </dd>
+            </>
+          )}
           <dt>Completed</dt>
           <dd>
             <TimeFact iso={run.completedAt} />

@@ -1,5 +1,5 @@
 /**
- * Settings: API keys, the signing key, shared secrets, AI features, notifications, connected devices and usage, one section each
+ * Settings: API keys, the signing key, shared secrets, AI features, notifications, host budgets, connected devices and usage, one section each
  * (each loads and fails on its own), with in-page links so /settings#ai-features opens on that part.
  */
 import { useIsFetching } from '@tanstack/react-query';
@@ -8,6 +8,7 @@ import { useLocation } from 'react-router';
 import { AiSettings } from '../components/settings-ai';
 import { ApiKeysSettings } from '../components/settings-api-keys';
 import { DevicesSettings } from '../components/settings-devices';
+import { HostBudgetSettings } from '../components/settings-host-budgets';
 import { NotificationSettings } from '../components/settings-notifications';
 import { SETTINGS_SECTIONS, SettingsSection } from '../components/settings-section';
 import { SecretsSettings } from '../components/settings-secrets';
@@ -21,6 +22,7 @@ const CONTENT: Record<(typeof SETTINGS_SECTIONS)[number]['id'], ReactNode> = {
   secrets: <SecretsSettings />,
   'ai-features': <AiSettings />,
   notifications: <NotificationSettings />,
+  'host-budgets': <HostBudgetSettings />,
   'connected-devices': <DevicesSettings />,
   usage: <UsageSettings />,
 };
