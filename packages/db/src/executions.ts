@@ -570,3 +570,31 @@ function ruleColumns(outcome: RuleOutcome) {
     ruleStartsChain: outcome.runEndpoints.length > 0,
   };
 }
+
+/** Whether a run with this id is recorded (a manual run delivered again is not called again). */
+export async function runRecorded(db: Database, runId: string): Promise<boolean> {
+  const { rows } = await db.pool.query(`SELECT 1 FROM runs WHERE id = $1`, [runId]);
+  return rows.length > 0;
+}
+
+/** Whether a backfill run of this endpoint's slot is recorded (a slot is backfilled once). */
+export async function backfillSlotRecorded(db: Database, endpointId: string, scheduledAt: Date): Promise<boolean> {
+  const { rows } = await db.pool.query(
+    `SELECT 1 FROM runs WHERE "endpointId" = $1 AND source = 'backfill' AND "scheduledAt" = $2 LIMIT 1`,
+    [endpointId, scheduledAt],
+  );
+  return rows.length > 0;
+}
+
+/** A manual run's link to the run it replays and its request overrides, written after it is recorded. */
+export async function noteManualRun(
+  db: Database,
+  runId: string,
+  note: { replayOf: string | null; requestOverrides: unknown },
+): Promise<void> {
+  await db.pool.query(`UPDATE runs SET "replayOf" = $2, "requestOverrides" = $3::jsonb WHERE id = $1`, [
+    runId,
+    note.replayOf,
+    note.requestOverrides === null ? null : JSON.stringify(note.requestOverrides),
+  ]);
+}

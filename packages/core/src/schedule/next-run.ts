@@ -33,7 +33,7 @@
 import { AppError } from '../errors.js';
 import { backoffMultiplier } from './backoff.js';
 import { isHintActive } from './hints.js';
-import { nextCronSlot, nextIntervalSlot } from './slots.js';
+import { nextCronSlotMissing, nextIntervalSlot, nextIntervalSlotMissing, type MissedRuns } from './slots.js';
 
 /** rule-interval / rule: the interval or one-shot hint was set by a response rule (origin rule). */
 export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 'ai-oneshot' | 'rule-interval' | 'rule';
@@ -63,6 +63,11 @@ export interface ScheduleInput {
   /** Who set each hint; only `rule` changes anything (the run's source). Absent: user or planner. */
   hintIntervalOrigin?: string | null;
   hintOneShotOrigin?: string | null;
+  /**
+   * What runs for baseline slots missed while the scheduler was away (slots.ts): latest (absent: one run,
+   * the latest slot), skip (none: the next slot in the future) or all (each once, oldest first).
+   */
+  missedRuns?: MissedRuns | string | null;
 }
 
 export interface NextRunExplanation {
@@ -143,7 +148,15 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
   const { baselineCron, baselineIntervalMs } = input;
 
   if (baselineCron !== null) {
-    const slot = nextCronSlot(baselineCron, input.timezone, anchor, multiplier, input.lastRunAt, now);
+    const slot = nextCronSlotMissing(
+      baselineCron,
+      input.timezone,
+      anchor,
+      multiplier,
+      input.lastRunAt,
+      now,
+      missedRunsOf(input),
+    );
     return buildRun(clampToWindow(slot, input, now), 'baseline-cron', 'cron', multiplier, hintExpired);
   }
   if (baselineIntervalMs === null) {
@@ -175,10 +188,14 @@ function selectRun(input: ScheduleInput, now: Date): NextRun {
   const slot =
     input.lastScheduledAt === null
       ? input.createdAt
-      : nextIntervalSlot(anchor, baselineIntervalMs * multiplier, input.lastRunAt, now);
+      : nextIntervalSlotMissing(anchor, baselineIntervalMs * multiplier, input.lastRunAt, now, missedRunsOf(input));
   const candidate = notBefore !== null && notBefore > slot ? notBefore : slot;
   return buildRun(clampToWindow(candidate, input, now), 'baseline-interval', 'interval', multiplier, hintExpired);
 }
+
+/** The endpoint's missed-runs policy; anything but skip and all is latest (today's behaviour). */
+const missedRunsOf = ({ missedRuns }: ScheduleInput): MissedRuns =>
+  missedRuns === 'skip' || missedRuns === 'all' ? missedRuns : 'latest';
 
 interface ClampedTime {
   at: Date;

@@ -37,6 +37,7 @@ export function toRunRecord(run: Run): RunRecord {
     completedAt: run.completedAt.toISOString(),
     lateMs: run.startedAt.getTime() - run.scheduledAt.getTime(),
     source: run.source,
+    replayOf: run.replayOf ?? null,
     attempt: run.attempt,
     attempts: (run.attempts as RunRecord['attempts']) ?? null,
     rulesMatched: run.rulesMatched ?? [],
