@@ -114,7 +114,7 @@ const SELECT_TARGETS = `
          e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs", e."failureCount",
          ${epochMs('e."createdAt"', 'createdAt')}, e."hintIntervalMs", ${epochMs('e."hintIntervalExpiresAt"', 'hintIntervalExpiresAt')},
          ${epochMs('e."hintOneShotAt"', 'hintOneShotAt')}, ${epochMs('e."hintOneShotExpiresAt"', 'hintOneShotExpiresAt')},
-         e."hintIntervalOrigin", e."hintOneShotOrigin", e."jitterMs",
+         e."hintIntervalOrigin", e."hintOneShotOrigin", e."jitterMs", e."missedRuns",
          e."scheduleDirtyAt" IS NOT NULL AS "scheduleDirty", e."failingSince" IS NOT NULL AS failing
     FROM endpoints e
     JOIN jobs j ON j.id = e."jobId"
@@ -169,7 +169,7 @@ export async function loadRetrySchedule(db: Database, endpointId: string): Promi
   const { rows } = await db.pool.query<RetrySchedule>(
     `SELECT e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
             e."failureCount", e."lastScheduledAt", e."lastRunAt", e."createdAt", e."pausedUntil", e."hintIntervalMs",
-            e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt", e."jitterMs",
+            e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt", e."jitterMs", e."missedRuns",
             NULL AS "lastScheduledRunId", NULL AS "lastScheduledRunSource", e."archivedAt", j.status AS "jobStatus"
        FROM endpoints e JOIN jobs j ON j.id = e."jobId" WHERE e.id = $1`,
     [endpointId],

@@ -64,7 +64,7 @@ const SELECT_FOR_UPDATE = `
          e."failureCount", ${timeOut('lastScheduledAt')}, ${timeOut('lastRunAt')}, ${timeOut('createdAt')}, ${timeOut('pausedUntil')},
          e."hintIntervalMs", ${timeOut('hintIntervalExpiresAt')}, ${timeOut('hintOneShotAt')}, ${timeOut('hintOneShotExpiresAt')},
          e."hintIntervalOrigin", e."hintOneShotOrigin",
-         e."jitterMs", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
+         e."jitterMs", e."missedRuns", last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
     -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned
     -- time anchors the next slot; core/schedule/jitter.ts). Found by the (endpointId, startedAt) index.

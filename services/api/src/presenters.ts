@@ -46,6 +46,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     minIntervalMs: endpoint.minIntervalMs,
     maxIntervalMs: endpoint.maxIntervalMs,
     jitterMs: endpoint.jitterMs,
+    missedRuns: endpoint.missedRuns as EndpointRecord['missedRuns'],
     timeoutMs: endpoint.timeoutMs,
     maxResponseSizeKb: endpoint.maxResponseSizeKb,
     retry: (endpoint.retry as EndpointRecord['retry']) ?? null,

@@ -62,7 +62,7 @@ export const MAX_MISSED_RUNS = 100;
 
 /**
  * The interval slot to run next under a missed-runs policy. `latest` is nextIntervalSlot. `skip`: when the
- * slot nextIntervalSlot gives is missed (older than MISSED_SLOT_GRACE_MS), the first slot after `now`.
+ * first slot not served yet is missed (older than MISSED_SLOT_GRACE_MS), the first slot after `now`.
  * `all`: every slot after the anchor runs once, oldest first (a run's start does not serve the slots
  * before it, as it does under `latest`); more than MAX_MISSED_RUNS behind, the catch-up starts at the
  * MAX_MISSED_RUNS-th most recent.
@@ -75,15 +75,21 @@ export function nextIntervalSlotMissing(
   missed: MissedRuns,
 ): Date {
   const slot = nextIntervalSlot(anchor, stepMs, lastRunAt, now);
-  if (missed === 'latest' || slot > now) return slot;
   const anchorMs = anchor.getTime();
   const latestStep = Math.floor((now.getTime() - anchorMs) / stepMs);
+  // Every slot after the anchor, oldest first: lastRunAt (a catch-up run's start) serves none of them.
+  if (missed === 'all') {
+    return latestStep < 1 ? slot : new Date(anchorMs + Math.max(1, latestStep - MAX_MISSED_RUNS + 1) * stepMs);
+  }
+  if (missed === 'latest' || slot > now) return slot;
   if (missed === 'skip') {
-    return slot.getTime() < now.getTime() - MISSED_SLOT_GRACE_MS
+    // The first slot not served yet, before missed slots collapse into the latest (nextIntervalSlot).
+    const first = nextIntervalSlot(anchor, stepMs, lastRunAt, anchor);
+    return first.getTime() < now.getTime() - MISSED_SLOT_GRACE_MS
       ? new Date(anchorMs + (latestStep + 1) * stepMs)
       : slot;
   }
-  return new Date(anchorMs + Math.max(1, latestStep - MAX_MISSED_RUNS + 1) * stepMs);
+  return slot;
 }
 
 /** nextCronSlot under a missed-runs policy (nextIntervalSlotMissing says what each does). */
@@ -110,8 +116,10 @@ export function nextCronSlotMissing(
     return oldest < first ? first : oldest;
   }
   const slot = nextCronSlot(expression, timezone, anchor, multiplier, lastRunAt, now);
-  if (missed === 'skip' && slot.getTime() < now.getTime() - MISSED_SLOT_GRACE_MS) {
-    return nextCronTime(expression, timezone, now);
+  if (missed === 'skip' && slot <= now) {
+    // The first slot not served yet, before missed slots collapse into the latest (nextCronSlot).
+    const first = nextCronSlot(expression, timezone, anchor, multiplier, lastRunAt, new Date(0));
+    if (first.getTime() < now.getTime() - MISSED_SLOT_GRACE_MS) return nextCronTime(expression, timezone, now);
   }
   return slot;
 }

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { isValidTimezone, parseCron, shortestCronGapMs } from '../schedule/cron.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
+import { MAX_MISSED_RUNS, MISSED_RUNS, type MissedRuns } from '../schedule/slots.js';
 import { autoPauseAfterFailures } from './auto-pause.js';
 import { descriptionText, resourceKey, trimmedName } from './common.js';
 import {
@@ -193,6 +194,13 @@ const endpointFields = {
         `At most ${JITTER_MAX_MS} and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs`,
       example: 0,
     }),
+  missedRuns: z.enum(MISSED_RUNS, { error: `must be one of ${MISSED_RUNS.join(', ')}` }).meta({
+    description:
+      'What runs for baseline slots missed while the scheduler was away (an outage, a paused job): latest (default: ' +
+      'one run, for the latest missed slot), skip (none: the next slot in the future), all (each missed slot once, ' +
+      `oldest first, at least a second apart; at most the ${MAX_MISSED_RUNS} most recent)`,
+    example: 'latest',
+  }),
   autoPauseAfterFailures,
   timeoutMs: z
     .number()
@@ -237,6 +245,7 @@ export const createEndpointInput = z
     minIntervalMs: endpointFields.minIntervalMs.optional(),
     maxIntervalMs: endpointFields.maxIntervalMs.optional(),
     jitterMs: endpointFields.jitterMs.optional(),
+    missedRuns: endpointFields.missedRuns.optional(),
     autoPauseAfterFailures: endpointFields.autoPauseAfterFailures.optional(),
     timeoutMs: endpointFields.timeoutMs.optional(),
     maxResponseSizeKb: endpointFields.maxResponseSizeKb.optional(),
@@ -280,6 +289,8 @@ export interface EndpointConfig {
   maxIntervalMs: number | null;
   /** 0: runs at the planned times (core/schedule/jitter.ts). */
   jitterMs: number;
+  /** Slots missed while the scheduler was away: latest (default), skip or all (core/schedule/slots.ts). */
+  missedRuns: MissedRuns;
   /** null: the account's default (auto-pause; both null = never). */
   autoPauseAfterFailures: number | null;
   timeoutMs: number;
@@ -310,6 +321,7 @@ export const ENDPOINT_DEFAULTS: Readonly<EndpointConfig> = {
   minIntervalMs: null,
   maxIntervalMs: null,
   jitterMs: 0,
+  missedRuns: 'latest',
   autoPauseAfterFailures: null,
   timeoutMs: LIMITS.timeoutDefaultMs,
   maxResponseSizeKb: LIMITS.maxResponseSizeDefaultKb,
@@ -368,6 +380,7 @@ export function applyEndpointInput(
   assign('minIntervalMs', input.minIntervalMs);
   assign('maxIntervalMs', input.maxIntervalMs);
   assign('jitterMs', input.jitterMs);
+  assign('missedRuns', input.missedRuns);
   assign('autoPauseAfterFailures', input.autoPauseAfterFailures);
   assign('timeoutMs', input.timeoutMs);
   assign('maxResponseSizeKb', input.maxResponseSizeKb);

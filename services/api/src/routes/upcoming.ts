@@ -35,6 +35,7 @@ function upcoming(endpoint: EndpointWithJob, config: EndpointConfig, count: numb
       minIntervalMs: config.minIntervalMs,
       maxIntervalMs: config.maxIntervalMs,
       jitterMs: config.jitterMs,
+      missedRuns: config.missedRuns,
       failureCount: endpoint.failureCount,
       lastScheduledAt: endpoint.lastScheduledAt,
       lastRunAt: endpoint.lastRunAt,
