@@ -72,7 +72,7 @@ describe('POST /api/endpoints/:id/backfill', () => {
         const found = await backfillRuns(id);
         return found.length >= 7 ? found : null;
       },
-      15_000,
+      30_000,
       'the backfilled slots',
     );
     expect(runs.map((run) => run.scheduledAt.getTime())).toEqual(slots);
@@ -111,7 +111,7 @@ describe('POST /api/endpoints/:id/backfill', () => {
         const found = await backfillRuns(id);
         return found.length === answer.body.slots ? found : null;
       },
-      15_000,
+      30_000,
       'the backfilled interval slots',
     );
     const anchor = (await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id } })).createdAt.getTime();

@@ -4,6 +4,7 @@
  * planner, unlike a test run); backfill records one run per past baseline slot with source backfill.
  */
 import { z } from 'zod';
+import { timestamp } from './common.js';
 import { updateEndpointInput } from './endpoint.js';
 
 /** At most this many baseline slots in one backfill. */
@@ -41,15 +42,10 @@ export const queuedRunRecord = z
   .meta({ id: 'QueuedRun' });
 export type QueuedRunRecord = z.infer<typeof queuedRunRecord>;
 
-const pastTime = (what: string) =>
-  z.iso
-    .datetime({ offset: true, error: `${what} must be an ISO 8601 time such as 2026-11-01T00:00:00Z` })
-    .meta({ description: `${what}: an ISO 8601 time in the past` });
-
 export const backfillInput = z
   .strictObject({
-    from: pastTime('from').meta({ description: 'Start of the range (inclusive), an ISO 8601 time in the past' }),
-    to: pastTime('to').meta({ description: 'End of the range (inclusive), an ISO 8601 time in the past, after from' }),
+    from: timestamp.meta({ description: 'Start of the range (inclusive), an ISO 8601 time in the past' }),
+    to: timestamp.meta({ description: 'End of the range (inclusive), an ISO 8601 time in the past, after from' }),
   })
   .meta({ id: 'BackfillInput' });
 export type BackfillInput = z.infer<typeof backfillInput>;
