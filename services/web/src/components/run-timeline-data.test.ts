@@ -26,6 +26,7 @@ function run(id: string, scheduledOffsetMs: number, overrides: Partial<Run> = {}
     completedAt: new Date(T0 + scheduledOffsetMs + 170).toISOString(),
     lateMs: 50,
     source: 'baseline-interval',
+    replayOf: null,
     attempt: 1,
     attempts: null,
     rulesMatched: [],
