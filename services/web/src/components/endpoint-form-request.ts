@@ -31,6 +31,7 @@ export interface EndpointValues {
   minIntervalMs: number | null;
   maxIntervalMs: number | null;
   jitterMs: number;
+  missedRuns: Endpoint['missedRuns'];
   timeoutMs: number;
   retry: Endpoint['retry'];
   propagateTrace: boolean;
@@ -221,6 +222,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       minIntervalMs,
       maxIntervalMs,
       jitterMs,
+      missedRuns: state.missedRuns,
       timeoutMs: timeoutMs ?? 0,
       retry,
       propagateTrace: state.propagateTrace,
@@ -234,7 +236,11 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
 }
 
 /** The API's defaults among the values that are never null: left out of a POST body. */
-const CREATE_DEFAULTS: Partial<Record<keyof EndpointValues, unknown>> = { jitterMs: 0, propagateTrace: true };
+const CREATE_DEFAULTS: Partial<Record<keyof EndpointValues, unknown>> = {
+  jitterMs: 0,
+  missedRuns: 'latest',
+  propagateTrace: true,
+};
 
 /** POST body: fields left unset or at the API's default are omitted. */
 export function buildCreateBody(values: EndpointValues): CreateEndpointBody {

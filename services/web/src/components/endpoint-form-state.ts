@@ -42,6 +42,8 @@ export interface EndpointFormState {
   maxInterval: Duration;
   /** Empty: no jitter (jitterMs 0). */
   jitter: Duration;
+  /** What runs for slots missed while the scheduler was away (default latest). */
+  missedRuns: Endpoint['missedRuns'];
   timeout: Duration;
   /** More attempts after the first, as typed; empty or 0: no retries (retry null). */
   retryAttempts: string;
@@ -68,6 +70,7 @@ export type FormField =
   | 'minInterval'
   | 'maxInterval'
   | 'jitter'
+  | 'missedRuns'
   | 'timeout'
   | 'retry'
   | 'maxResponseSizeKb'
@@ -114,6 +117,7 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     minInterval: { amount: '', unit: 'min' },
     maxInterval: { amount: '', unit: 'min' },
     jitter: { amount: '', unit: 's' },
+    missedRuns: 'latest',
     timeout: { amount: '30', unit: 's' },
     retryAttempts: '',
     retryBase: { amount: '1', unit: 's' },
@@ -151,6 +155,7 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     minInterval: msToDuration(endpoint.minIntervalMs),
     maxInterval: msToDuration(endpoint.maxIntervalMs),
     jitter: msToDuration(endpoint.jitterMs > 0 ? endpoint.jitterMs : null, 's'),
+    missedRuns: endpoint.missedRuns,
     timeout: msToDuration(endpoint.timeoutMs, 's'),
     retryAttempts: endpoint.retry ? String(endpoint.retry.attempts) : '',
     retryBase: msToDuration(endpoint.retry?.backoffBaseMs ?? 1000, 's'),
