@@ -198,6 +198,10 @@ export interface RunOutcome {
   attempt: number;
   /** Every HTTP call of the run when its endpoint has retry set (core's RunAttemptRecord); else null. */
   attempts?: RunAttemptRecord[] | null;
+  /** The run a replay repeats (a manual run only; absent otherwise). */
+  replayOf?: string | null;
+  /** A manual run's headers / body overrides, kept so that a replay repeats them (absent otherwise). */
+  requestOverrides?: unknown;
   /** The endpoint's response rules that matched (a Test now run's too); absent when it has none. */
   rulesMatched?: string[];
   /** What those rules do (scheduled runs only): written by the record statement; absent without rules. */
@@ -226,13 +230,13 @@ const runsFromJson = (withRules: boolean) => `
   SELECT id, "accountId", "endpointId", source, status,
          ${timeIn('scheduledAt')}, ${timeIn('startedAt')}, ${timeIn('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
-         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts, "replayOf", "requestOverrides",
          "nextRunId", ${fromEpochMs('"nextRunAt"')} AS "nextRunAt", "nextRunSource", "plannedVersion"${withRules ? RULE_COLUMNS : ''}
     FROM json_to_recordset($1::json) AS r(
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" bigint,
     "startedAt" bigint, "completedAt" bigint, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
-    "errorMessage" text, attempt int, attempts jsonb, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
+    "errorMessage" text, attempt int, attempts jsonb, "replayOf" uuid, "requestOverrides" jsonb, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
     "plannedVersion" int${withRules ? RULE_COLUMN_TYPES : ''})`;
 
 /**
@@ -254,11 +258,12 @@ const RULE_COLUMN_TYPES = `, "rulesMatched" text[], "ruleEvaluated" boolean, "ru
 const insertRunsFromInput = (skipRecorded: boolean, withRules: boolean) => `
   INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
                     "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
-                    ${withRules ? ', "rulesMatched"' : ''})
+                    "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+                    "replayOf", "requestOverrides" ${withRules ? ', "rulesMatched"' : ''})
   SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
-         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts
+         "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
+         "replayOf", "requestOverrides"
          ${withRules ? ', "rulesMatched"' : ''}
     FROM input
   ${skipRecorded ? 'ON CONFLICT (id) DO NOTHING' : ''}
@@ -584,17 +589,4 @@ export async function backfillSlotRecorded(db: Database, endpointId: string, sch
     [endpointId, scheduledAt],
   );
   return rows.length > 0;
-}
-
-/** A manual run's link to the run it replays and its request overrides, written after it is recorded. */
-export async function noteManualRun(
-  db: Database,
-  runId: string,
-  note: { replayOf: string | null; requestOverrides: unknown },
-): Promise<void> {
-  await db.pool.query(`UPDATE runs SET "replayOf" = $2, "requestOverrides" = $3::jsonb WHERE id = $1`, [
-    runId,
-    note.replayOf,
-    note.requestOverrides === null ? null : JSON.stringify(note.requestOverrides),
-  ]);
 }

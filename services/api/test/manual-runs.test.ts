@@ -20,11 +20,12 @@ beforeAll(async () => {
   engine = await startEngine(harness);
   api = harness.client((await harness.createAccount()).apiKey);
   stranger = harness.client((await harness.createAccount()).apiKey);
-  // /fail answers 500; everything else 200.
+  // /fail answers 500, /slow after 1.5 s; everything else 200 at once.
   target = await startTestServer((req, res) => {
     res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
     res.setHeader('content-type', 'application/json');
-    res.end('{"ok":true}');
+    if (req.url?.startsWith('/slow')) setTimeout(() => res.end('{"ok":true}'), 1500);
+    else res.end('{"ok":true}');
   });
   jobId = (await api.post('/api/jobs', { name: 'manual runs' })).body.id;
 });
@@ -114,6 +115,23 @@ describe('POST /api/endpoints/:id/run', () => {
     expect(endpoint.lastRunAt).toBe(run.startedAt);
     // The scheduler planned the next run after it (the yearly slot, backed off or not: in the future).
     expect(new Date(endpoint.nextRunAt).getTime()).toBeGreaterThan(Date.now());
+  });
+
+  it('does not run while another run of the endpoint is in progress, as an overlapping slot', async () => {
+    const id = await createEndpoint('/slow');
+    const first = await api.post(`/api/endpoints/${id}/run`, {});
+    await waitFor(async () => requestsTo('/slow').length === 1, 5000, 'the first call to arrive');
+    const second = await api.post(`/api/endpoints/${id}/run`, {});
+    expect(second.status).toBe(202);
+    await recorded(first.body.runId);
+    // The second was dropped when it found the first running: no run under its id, one call only.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await api.get(`/api/runs/${second.body.runId}`)).status).toBe(404);
+    expect(requestsTo('/slow')).toHaveLength(1);
+    // Once it is over, a run now runs.
+    const third = await api.post(`/api/endpoints/${id}/run`, {});
+    await recorded(third.body.runId);
+    expect(requestsTo('/slow')).toHaveLength(2);
   });
 
   it('refuses bad overrides with a 400 naming the field', async () => {

@@ -16,7 +16,6 @@ import type { Database } from '@kairos/db';
 import {
   backfillSlotRecorded,
   loadExecutionTarget,
-  noteManualRun,
   runRecorded,
   type ExecutionTarget,
   type RunOutcome,
@@ -84,15 +83,12 @@ export async function executeManualRun(
       const call = async () => judgeCall(rules, await callEndpoint(deps, called, payload.runId, scheduledAt));
       const result = await deps.retries.call(called, { id: payload.runId, scheduledAt, source: payload.source }, call);
       callEnded();
-      const outcome = toRun(
-        target,
-        payload.runId,
-        payload.source,
-        scheduledAt,
-        result.outcome,
-        attempt,
-        result.attempts,
-      );
+      const outcome = {
+        ...toRun(target, payload.runId, payload.source, scheduledAt, result.outcome, attempt, result.attempts),
+        // Recorded with the run: a replay repeats its overrides.
+        ...(payload.replayOf ? { replayOf: payload.replayOf } : {}),
+        ...(payload.overrides ? { requestOverrides: payload.overrides } : {}),
+      };
       // A backfilled slot's rules are listed, but do not act on today's schedule.
       return withRuleOutcome(rules, outcome, !backfill);
     });
@@ -116,12 +112,6 @@ export async function executeManualRun(
         traceparent: currentTraceparent(),
       })
     ).run;
-  }
-  if (payload.replayOf || payload.overrides) {
-    await noteManualRun(db, run.id, {
-      replayOf: payload.replayOf ?? null,
-      requestOverrides: payload.overrides ?? null,
-    });
   }
   return { kind: 'recorded', run };
 }
