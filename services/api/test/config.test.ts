@@ -104,7 +104,7 @@ describe('export, plan and apply', () => {
     const first = (
       await api.post(
         `/api/jobs/${job.id}/endpoints`,
-        endpointInput({ name: 'Charge', headersJson: { 'X-Api-Key': 'k-123' }, jitterMs: 500 }),
+        endpointInput({ name: 'Charge', headersJson: { 'X-Api-Key': 'k-123' }, jitterMs: 500, missedRuns: 'skip' }),
       )
     ).body;
     await api.post(
@@ -129,6 +129,9 @@ describe('export, plan and apply', () => {
     expect(exported.body.jobs[0].endpoints.map((e: { key: string }) => e.key)).toEqual(['charge', 'charge-2']);
     expect(exported.body.jobs[0].endpoints[1].rules[0].then.runEndpoint).toBe('charge');
     expect(exported.body.jobs[0].endpoints[0].headersJson).toEqual({ 'X-Api-Key': '********' });
+    // A field away from its default is exported (missedRuns), one at it is not.
+    expect(exported.body.jobs[0].endpoints[0].missedRuns).toBe('skip');
+    expect(exported.body.jobs[0].endpoints[1].missedRuns).toBeUndefined();
 
     const applied = await api.post('/api/config/apply', exported.body);
     expect(applied.status).toBe(200);
