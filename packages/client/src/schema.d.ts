@@ -437,6 +437,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/endpoints/{endpointId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the endpoint now, as a real run
+         * @description Queues a run of the endpoint now through the executor pool and answers at once (202) with the id it will be recorded under. Optional headers and body change the request for this run only. The run is a real one (source manual): its outcome counts for failureCount, backoff, notifications and the planner as a scheduled run’s does, and the scheduler plans the next run after it. It obeys what a scheduled run obeys: while another run of the endpoint is in progress it does not run (as an overlapping slot), and an account whose monthly runs quota is used up runs nothing; it runs on a paused endpoint (it was asked for). 409 CONFLICT when the endpoint is archived or its job is not active.
+         */
+        post: operations["runEndpointNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{runId}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the same request again, as a new run
+         * @description Queues a new run of the run’s endpoint, with the same header and body overrides as the run had (a Run now with overrides is repeated as it was), linked to it by replayOf. The run is a real one (source manual): its outcome counts for failureCount, backoff, notifications and the planner as a scheduled run’s does, and the scheduler plans the next run after it. It obeys what a scheduled run obeys: while another run of the endpoint is in progress it does not run (as an overlapping slot), and an account whose monthly runs quota is used up runs nothing; it runs on a paused endpoint (it was asked for). 409 CONFLICT when the endpoint is archived or its job is not active.
+         */
+        post: operations["replayRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/endpoints/{endpointId}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the endpoint's past baseline slots in a range
+         * @description Queues one run per baseline slot from `from` to `to` (both included, both in the past; at most 1000 slots), each recorded with source backfill and the slot's time as scheduledAt. A slot is run once: a slot that has its backfill run, or is queued by an earlier backfill, is not queued again, so repeating a backfill queues nothing. Backfill runs leave the schedule alone (failureCount, lastRunAt and the next run do not change); they wait for a run in progress instead of being dropped, and count against the monthly runs quota. 409 CONFLICT when the endpoint is archived or its job is not active.
+         */
+        post: operations["backfillEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/dashboard": {
         parameters: {
             query?: never;
@@ -1302,6 +1362,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /**
+             * @description What runs for baseline slots missed while the scheduler was away (an outage, a paused job): latest (default: one run, for the latest missed slot), skip (none: the next slot in the future), all (each missed slot once, oldest first, at least a second apart; at most the 100 most recent)
+             * @example latest
+             * @enum {string}
+             */
+            missedRuns?: "latest" | "skip" | "all";
             /** @description No run starts before this time (ISO 8601); null: no start. Default null */
             activeFrom?: string | null;
             /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
@@ -1512,6 +1578,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /**
+             * @description What runs for baseline slots missed while the scheduler was away (an outage, a paused job): latest (default: one run, for the latest missed slot), skip (none: the next slot in the future), all (each missed slot once, oldest first, at least a second apart; at most the 100 most recent)
+             * @example latest
+             * @enum {string}
+             */
+            missedRuns?: "latest" | "skip" | "all";
             /** @description No run starts before this time (ISO 8601); null: no start. Default null */
             activeFrom?: string | null;
             /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
@@ -1615,6 +1687,36 @@ export interface components {
             ttlMinutes: number;
             /** @description Why (shown on the endpoint; at most 500 characters) */
             reason: string;
+        };
+        /** @description Changes to the request for this run only; absent: the endpoint's own */
+        RunNowInput: {
+            /**
+             * @description Headers for this run only, merged over the endpoint's (a name given here replaces the endpoint's header of that name, case-insensitively); validated as the endpoint’s headers are
+             * @example {
+             *       "Authorization": "Bearer …"
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Body for this run only, instead of the endpoint's (POST, PUT and PATCH endpoints); validated as the endpoint’s body is */
+            body?: string | {
+                [key: string]: unknown;
+            } | unknown[];
+        };
+        BackfillInput: {
+            /**
+             * Format: date-time
+             * @description Start of the range (inclusive), an ISO 8601 time in the past
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description End of the range (inclusive), an ISO 8601 time in the past, after from
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            to: string;
         };
         CreateSecretInput: {
             /**
@@ -1812,6 +1914,12 @@ export interface components {
              * @example 0
              */
             jitterMs?: number;
+            /**
+             * @description What runs for baseline slots missed while the scheduler was away (an outage, a paused job): latest (default: one run, for the latest missed slot), skip (none: the next slot in the future), all (each missed slot once, oldest first, at least a second apart; at most the 100 most recent)
+             * @example latest
+             * @enum {string}
+             */
+            missedRuns?: "latest" | "skip" | "all";
             /** @description No run starts before this time (ISO 8601); null: no start. Default null */
             activeFrom?: string | null;
             /** @description No run starts at or after this time (ISO 8601); after activeFrom; null: no end. Default null */
@@ -1945,6 +2053,11 @@ export interface components {
             maxIntervalMs: number | null;
             /** @description Runs move later by up to this many ms (fixed per run id); 0: exact */
             jitterMs: number;
+            /**
+             * @description Slots missed while the scheduler was away: latest (one run), skip (none) or all (each once)
+             * @enum {string}
+             */
+            missedRuns: "latest" | "skip" | "all";
             /** @description No run starts before it; null: no start */
             activeFrom: string | null;
             /** @description No run starts at or after it; null: no end */
@@ -2291,8 +2404,10 @@ export interface components {
             lateMs: number;
             /** @description Milliseconds the call waited for its account's host budget (hostLimits) before it started, part of lateMs; null: it did not wait */
             waitedForHostMs: number | null;
-            /** @description Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's interval), rule (another endpoint's rule ran it), test (open list) */
+            /** @description Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's interval), rule (another endpoint's rule ran it), test, manual (Run now or a replay), backfill (a past slot run by a backfill) (open list) */
             source: string;
+            /** @description The run this one replays (POST /api/runs/{id}/replay); null otherwise */
+            replayOf: string | null;
             /** @description Delivery attempt (2 after an executor crash, same id) */
             attempt: number;
             /** @description The names of the endpoint's response rules this run matched, in order (empty: none, or the endpoint had no rules). A Test now run lists them too, but its rules do not act */
@@ -2350,6 +2465,29 @@ export interface components {
             responseBody?: unknown;
             /** @description On failure: what went wrong */
             errorMessage?: string;
+        };
+        QueuedRun: {
+            /** @description The id the run will be recorded under (GET /api/runs/{id} once it ran) */
+            runId: string;
+            endpointId: string;
+            /**
+             * @description manual: asked for through Run now or a replay
+             * @constant
+             */
+            source: "manual";
+            /**
+             * Format: date-time
+             * @description When it was asked for (ISO 8601 UTC)
+             */
+            scheduledAt: string;
+            /** @description The run a replay repeats; null for Run now */
+            replayOf: string | null;
+        };
+        BackfillResult: {
+            /** @description The endpoint's baseline slots in the range */
+            slots: number;
+            /** @description Slots queued now: the others have their backfill run already, or are queued by an earlier backfill */
+            queued: number;
         };
         Dashboard: {
             range: {
@@ -4888,6 +5026,236 @@ export interface operations {
             };
             /** @description SERVICE_UNAVAILABLE: no executor answered in time */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runEndpointNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RunNowInput"];
+            };
+        };
+        responses: {
+            /** @description The run is queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedRun"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run is queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuedRun"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    backfillEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description opaque id */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BackfillInput"];
+            };
+        };
+        responses: {
+            /** @description The slots are queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BackfillResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid request data */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: insufficient permissions (or QUOTA_EXCEEDED: an account quota, named in details.quota) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no such resource in your account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: the resource is in a state that does not allow this (e.g. archived) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED: too many requests (see Retry-After and the X-RateLimit-* headers) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -125,7 +125,7 @@ const SELECT_TARGETS = `
          e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs", e."failureCount",
          ${epochMs('e."createdAt"', 'createdAt')}, e."hintIntervalMs", ${epochMs('e."hintIntervalExpiresAt"', 'hintIntervalExpiresAt')},
          ${epochMs('e."hintOneShotAt"', 'hintOneShotAt')}, ${epochMs('e."hintOneShotExpiresAt"', 'hintOneShotExpiresAt')},
-         e."hintIntervalOrigin", e."hintOneShotOrigin", e."jitterMs",
+         e."hintIntervalOrigin", e."hintOneShotOrigin", e."jitterMs", e."missedRuns",
          ${epochMs('e."activeFrom"', 'activeFrom')}, ${epochMs('e."activeUntil"', 'activeUntil')}, e.blackouts,
          e."scheduleDirtyAt" IS NOT NULL AS "scheduleDirty", e."failingSince" IS NOT NULL AS failing
     FROM endpoints e
@@ -181,7 +181,7 @@ export async function loadRetrySchedule(db: Database, endpointId: string): Promi
   const { rows } = await db.pool.query<RetrySchedule>(
     `SELECT e."baselineIntervalMs", e."baselineCron", e.timezone, e."minIntervalMs", e."maxIntervalMs",
             e."failureCount", e."lastScheduledAt", e."lastRunAt", e."createdAt", e."pausedUntil", e."hintIntervalMs",
-            e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt", e."jitterMs",
+            e."hintIntervalExpiresAt", e."hintOneShotAt", e."hintOneShotExpiresAt", e."jitterMs", e."missedRuns",
             e."activeFrom", e."activeUntil", e.blackouts,
             NULL AS "lastScheduledRunId", NULL AS "lastScheduledRunSource", e."archivedAt", j.status AS "jobStatus"
        FROM endpoints e JOIN jobs j ON j.id = e."jobId" WHERE e.id = $1`,
@@ -213,6 +213,10 @@ export interface RunOutcome {
   attempts?: RunAttemptRecord[] | null;
   /** Milliseconds the call waited for its account's host budget; absent or null: it did not wait. */
   waitedForHostMs?: number | null;
+  /** The run a replay repeats (a manual run only; absent otherwise). */
+  replayOf?: string | null;
+  /** A manual run's headers / body overrides, kept so that a replay repeats them (absent otherwise). */
+  requestOverrides?: unknown;
   /** The endpoint's response rules that matched (a Test now run's too); absent when it has none. */
   rulesMatched?: string[];
   /** What those rules do (scheduled runs only): written by the record statement; absent without rules. */
@@ -241,13 +245,13 @@ const runsFromJson = (withRules: boolean) => `
   SELECT id, "accountId", "endpointId", source, status,
          ${timeIn('scheduledAt')}, ${timeIn('startedAt')}, ${timeIn('completedAt')},
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated", "responseBodyAltered",
-         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts, "waitedForHostMs",
+         "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts, "waitedForHostMs", "replayOf", "requestOverrides",
          "nextRunId", ${fromEpochMs('"nextRunAt"')} AS "nextRunAt", "nextRunSource", "plannedVersion"${withRules ? RULE_COLUMNS : ''}
     FROM json_to_recordset($1::json) AS r(
     id uuid, "accountId" uuid, "endpointId" uuid, source text, status "RunStatus", "scheduledAt" bigint,
     "startedAt" bigint, "completedAt" bigint, "durationMs" int, "statusCode" int, "responseBody" jsonb,
     "responseFormat" text, "responseTruncated" boolean, "responseBodyAltered" boolean, "responseSizeBytes" int, "errorKind" text,
-    "errorMessage" text, attempt int, attempts jsonb, "waitedForHostMs" int, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
+    "errorMessage" text, attempt int, attempts jsonb, "waitedForHostMs" int, "replayOf" uuid, "requestOverrides" jsonb, "nextRunId" uuid, "nextRunAt" bigint, "nextRunSource" text,
     "plannedVersion" int${withRules ? RULE_COLUMN_TYPES : ''})`;
 
 /**
@@ -270,11 +274,11 @@ const insertRunsFromInput = (skipRecorded: boolean, withRules: boolean) => `
   INSERT INTO runs (id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
                     "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
                     "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
-                    "waitedForHostMs"${withRules ? ', "rulesMatched"' : ''})
+                    "waitedForHostMs", "replayOf", "requestOverrides"${withRules ? ', "rulesMatched"' : ''})
   SELECT id, "accountId", "endpointId", source, status, "scheduledAt", "startedAt", "completedAt",
          "durationMs", "statusCode", "responseBody", "responseFormat", "responseTruncated",
          "responseBodyAltered", "responseSizeBytes", "errorKind", "errorMessage", attempt, attempts,
-         "waitedForHostMs"
+         "waitedForHostMs", "replayOf", "requestOverrides"
          ${withRules ? ', "rulesMatched"' : ''}
     FROM input
   ${skipRecorded ? 'ON CONFLICT (id) DO NOTHING' : ''}
@@ -585,4 +589,19 @@ function ruleColumns(outcome: RuleOutcome) {
     rulePauseUntil: outcome.pause?.untilMs ?? null,
     ruleStartsChain: outcome.runEndpoints.length > 0,
   };
+}
+
+/** Whether a run with this id is recorded (a manual run delivered again is not called again). */
+export async function runRecorded(db: Database, runId: string): Promise<boolean> {
+  const { rows } = await db.pool.query(`SELECT 1 FROM runs WHERE id = $1`, [runId]);
+  return rows.length > 0;
+}
+
+/** Whether a backfill run of this endpoint's slot is recorded (a slot is backfilled once). */
+export async function backfillSlotRecorded(db: Database, endpointId: string, scheduledAt: Date): Promise<boolean> {
+  const { rows } = await db.pool.query(
+    `SELECT 1 FROM runs WHERE "endpointId" = $1 AND source = 'backfill' AND "scheduledAt" = $2 LIMIT 1`,
+    [endpointId, scheduledAt],
+  );
+  return rows.length > 0;
 }

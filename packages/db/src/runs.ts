@@ -155,3 +155,21 @@ export async function forEachRecordedRun(
     visit(rows);
   }
 }
+
+/**
+ * The epoch milliseconds of the endpoint's slots from `from` to `to` that have their backfill run
+ * already (a backfill queues only the others).
+ */
+export async function backfilledSlots(
+  db: Database,
+  accountId: string,
+  endpointId: string,
+  from: Date,
+  to: Date,
+): Promise<Set<number>> {
+  const runs = await db.prisma.run.findMany({
+    where: { accountId, endpointId, source: 'backfill', scheduledAt: { gte: from, lte: to } },
+    select: { scheduledAt: true },
+  });
+  return new Set(runs.map((run) => run.scheduledAt.getTime()));
+}

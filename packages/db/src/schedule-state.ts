@@ -66,15 +66,16 @@ const SELECT_FOR_UPDATE = `
          e."failureCount", ${timeOut('lastScheduledAt')}, ${timeOut('lastRunAt')}, ${timeOut('createdAt')}, ${timeOut('pausedUntil')},
          e."hintIntervalMs", ${timeOut('hintIntervalExpiresAt')}, ${timeOut('hintOneShotAt')}, ${timeOut('hintOneShotExpiresAt')},
          e."hintIntervalOrigin", e."hintOneShotOrigin",
-         e."jitterMs", ${timeOut('activeFrom')}, ${timeOut('activeUntil')}, e.blackouts,
+         e."jitterMs", e."missedRuns", ${timeOut('activeFrom')}, ${timeOut('activeUntil')}, e.blackouts,
          last.id AS "lastScheduledRunId", last.source AS "lastScheduledRunSource"
     FROM endpoints e JOIN jobs j ON j.id = e."jobId"
     -- With jitter only: the run recorded at lastScheduledAt, whose id gives back its offset (its planned
     -- time anchors the next slot; core/schedule/jitter.ts). Found by the (endpointId, startedAt) index.
+    -- A manual run is not jittered: its scheduledAt is the anchor as it is.
     LEFT JOIN LATERAL (
       SELECT r.id, r.source FROM runs r
        WHERE e."jitterMs" > 0 AND r."endpointId" = e.id AND r."startedAt" = e."lastRunAt"
-         AND r."scheduledAt" = e."lastScheduledAt" AND r.source <> 'test'
+         AND r."scheduledAt" = e."lastScheduledAt" AND r.source NOT IN ('test', 'manual', 'backfill')
        LIMIT 1
     ) last ON true
    WHERE e.id = ANY($1::uuid[])

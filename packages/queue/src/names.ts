@@ -23,6 +23,11 @@ export const QUEUES = {
   /** "Test now" executions requested through the API (api → executor; the API awaits the result). */
   testRuns: 'test-runs',
   /**
+   * Runs asked for through the API (api → executor; the API answers at once): Run now and replay
+   * (source manual) and backfill (source backfill, one job per slot, its id naming the slot).
+   */
+  manualRuns: 'manual-runs',
+  /**
    * A notification to deliver to one channel (executor, api, planner → the executor's notification
    * worker), plus the worker's repeatable quota check.
    */

@@ -146,6 +146,41 @@ export const testRunResult = z.object({
 });
 export type TestRunResult = z.infer<typeof testRunResult>;
 
+/** A manual run's request changes, for this run only (the endpoint keeps its own). */
+export const requestOverridesPayload = z.object({
+  /** Merged over the endpoint's headers (a name given here replaces the endpoint's, case-insensitively). */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Replaces the endpoint's body. */
+  body: z.union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+});
+export type RequestOverrides = z.infer<typeof requestOverridesPayload>;
+
+/**
+ * api → executor: run this endpoint as a real run, not planned by the scheduler: Run now and replay
+ * (source manual: it counts for failures, backoff and the planner as a scheduled run does) or one
+ * backfill slot (source backfill, scheduledAt the slot's time: the run is recorded, the endpoint's
+ * scheduling state is left alone).
+ */
+export const manualRunPayload = z.object({
+  runId: z.string(),
+  endpointId: z.string(),
+  accountId: z.string(),
+  source: z.enum(['manual', 'backfill']),
+  scheduledAtMs: z.number().int(),
+  /** The run a replay repeats. */
+  replayOf: z.string().optional(),
+  overrides: requestOverridesPayload.optional(),
+  traceparent: traceparentField,
+});
+export type ManualRunPayload = z.infer<typeof manualRunPayload>;
+
+/**
+ * BullMQ job id of one backfill slot: the endpoint (base64url, as dueJobId) and the slot's epoch ms,
+ * so a second backfill over the same range finds the slot's job and adds none.
+ */
+export const backfillJobId = (endpointId: string, slotMs: number): string =>
+  `backfill.${Buffer.from(endpointId.replaceAll('-', ''), 'hex').toString('base64url')}.${slotMs}`;
+
 /** → executor: deliver the notification row with this id (its channel, payload and attempts are in PostgreSQL). */
 export const notificationJobPayload = z.object({ notificationId: z.string() });
 export type NotificationJobPayload = z.infer<typeof notificationJobPayload>;

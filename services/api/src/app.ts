@@ -33,12 +33,14 @@ import type { ApiDeps, ApiDepsInput } from './routes/deps.js';
 import { DEVICE_TOKEN_PATH, oauthErrorHandler, registerDeviceRoutes } from './routes/devices.js';
 import { registerNotificationRoutes } from './routes/notifications.js';
 import { registerRunRoutes } from './routes/runs.js';
+import { registerManualRunRoutes } from './routes/manual-runs.js';
 import { registerSchedulingRoutes } from './routes/scheduling.js';
 import { registerMemberRoutes } from './routes/members.js';
 import { registerSecretRoutes } from './routes/secrets.js';
 import { registerSigningKeyRoutes } from './routes/signing-keys.js';
 import { registerSystemRoutes } from './routes/system.js';
 import { createWebRouter } from './web.js';
+import { createManualRuns } from './manual-runs.js';
 
 /** The identity and limit pieces a caller did not provide, from config, db and redis. */
 function withDefaults(input: ApiDepsInput): ApiDeps {
@@ -59,6 +61,7 @@ function withDefaults(input: ApiDepsInput): ApiDeps {
           input.logger.warn('rate limiter unavailable; request not limited', { error: error.message }),
       }),
     identityProviders: input.identityProviders ?? configuredProviders(input.config),
+    manualRuns: input.manualRuns ?? createManualRuns(input.redis, input.config.KAIROS_QUEUE_PREFIX),
   };
 }
 
@@ -123,6 +126,7 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   registerUpcomingRoutes(routes, deps);
   registerSchedulingRoutes(routes, deps);
   registerRunRoutes(routes, deps);
+  registerManualRunRoutes(routes, deps);
   registerDashboardRoutes(routes, deps);
   registerSigningKeyRoutes(routes, deps);
   registerSecretRoutes(routes, deps);
@@ -142,5 +146,12 @@ export function createApp(input: ApiDepsInput): { app: Express; routes: RouteReg
   app.use(notFoundHandler);
   app.use(DEVICE_TOKEN_PATH, oauthErrorHandler); // RFC 8628: that route's errors in the OAuth shape
   app.use(errorHandler(deps.logger));
-  return { app, routes, close: () => bullBoard.close() };
+  return {
+    app,
+    routes,
+    close: async () => {
+      await bullBoard.close();
+      await deps.manualRuns.close();
+    },
+  };
 }

@@ -57,6 +57,7 @@ export function toEndpointRecord(endpoint: EndpointWithJob, now: Date): Endpoint
     minIntervalMs: endpoint.minIntervalMs,
     maxIntervalMs: endpoint.maxIntervalMs,
     jitterMs: endpoint.jitterMs,
+    missedRuns: endpoint.missedRuns as EndpointRecord['missedRuns'],
     activeFrom: iso(endpoint.activeFrom),
     activeUntil: iso(endpoint.activeUntil),
     blackouts: (endpoint.blackouts as EndpointRecord['blackouts']) ?? null,
@@ -133,6 +134,7 @@ export function scheduleInputOf(
     | 'timezone'
     | 'minIntervalMs'
     | 'maxIntervalMs'
+    | 'missedRuns'
     | 'activeFrom'
     | 'activeUntil'
     | 'blackouts'
@@ -144,6 +146,7 @@ export function scheduleInputOf(
     timezone: config.timezone,
     minIntervalMs: config.minIntervalMs,
     maxIntervalMs: config.maxIntervalMs,
+    missedRuns: config.missedRuns,
     activeFrom: config.activeFrom === null ? null : new Date(config.activeFrom),
     activeUntil: config.activeUntil === null ? null : new Date(config.activeUntil),
     blackouts: config.blackouts,
@@ -170,6 +173,7 @@ function nextRunCalendarOf(endpoint: EndpointWithJob, now: Date): EndpointRecord
   if (planned === null) return null;
   const input = scheduleInputOf(endpoint, {
     ...endpoint,
+    missedRuns: endpoint.missedRuns as EndpointConfig['missedRuns'],
     activeFrom: endpoint.activeFrom?.toISOString() ?? null,
     activeUntil: endpoint.activeUntil?.toISOString() ?? null,
     blackouts: (endpoint.blackouts as EndpointConfig['blackouts']) ?? null,

@@ -109,6 +109,7 @@ describe('export, plan and apply', () => {
           name: 'Charge',
           headersJson: { 'X-Api-Key': 'k-123' },
           jitterMs: 500,
+          missedRuns: 'skip',
           // A calendar, its start given with an offset: exported as stored (UTC), planned as unchanged.
           activeFrom: '2030-01-01T00:00:00+01:00',
           blackouts: [
@@ -145,6 +146,9 @@ describe('export, plan and apply', () => {
       blackouts: [{ cron: '0 1 * * *', durationMs: 3_600_000 }, { from: '2030-12-24T00:00:00.000Z' }],
     });
     expect(exported.body.jobs[0].endpoints[1]).not.toHaveProperty('blackouts');
+    // A field away from its default is exported (missedRuns), one at it is not.
+    expect(exported.body.jobs[0].endpoints[0].missedRuns).toBe('skip');
+    expect(exported.body.jobs[0].endpoints[1].missedRuns).toBeUndefined();
 
     const applied = await api.post('/api/config/apply', exported.body);
     expect(applied.status).toBe(200);

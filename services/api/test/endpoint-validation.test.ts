@@ -26,6 +26,7 @@ const cases: [string, Record<string, unknown>, string][] = [
   ['baseline below min', { minIntervalMs: 120000 }, 'baselineIntervalMs'],
   ['baseline above max', { maxIntervalMs: 30000 }, 'baselineIntervalMs'],
   ['method outside the enum', { method: 'HEAD' }, 'method'],
+  ['missed-runs policy outside the enum', { missedRuns: 'sometimes' }, 'missedRuns'],
   ['missing method', { method: undefined }, 'method'],
   ['missing url', { url: undefined }, 'url'],
   ['missing name', { name: undefined }, 'name'],

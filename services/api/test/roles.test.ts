@@ -63,6 +63,11 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   pauseEndpoint: () => ({ pausedUntil: future(), reason: 'sample' }),
   applyIntervalHint: () => ({ intervalMs: 120_000, ttlMinutes: 30, reason: 'sample' }),
   scheduleOneShot: () => ({ nextRunAt: future(), ttlMinutes: 30, reason: 'sample' }),
+  runEndpointNow: () => ({}),
+  backfillEndpoint: () => ({
+    from: new Date(Date.now() - 3_600_000).toISOString(),
+    to: new Date(Date.now() - 60_000).toISOString(),
+  }),
   createApiKey: () => ({ name: 'sample' }),
   updateAccountSettings: () => ({ aiSchedulingEnabled: false }),
   createNotificationChannel: () => ({ name: 'sample', type: 'webhook', url: 'https://hooks.test.invalid/' }),

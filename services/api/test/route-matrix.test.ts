@@ -29,6 +29,11 @@ const SAMPLE_BODIES: Record<string, () => unknown> = {
   scheduleOneShot: () => ({ nextRunAt: future(), ttlMinutes: 30, reason: 'sample' }),
   backtestEndpoint: () => ({ rules: [{ name: 'sample', when: {}, then: { analyse: true } }] }),
   previewUpcomingRuns: () => ({ baselineIntervalMs: 120_000 }),
+  runEndpointNow: () => ({}),
+  backfillEndpoint: () => ({
+    from: new Date(Date.now() - 3_600_000).toISOString(),
+    to: new Date(Date.now() - 60_000).toISOString(),
+  }),
   createApiKey: () => ({ name: 'sample' }),
   approveDevice: () => ({ user_code: 'BBBB-BBBB' }),
   denyDevice: () => ({ user_code: 'BBBB-BBBB' }),

@@ -22,11 +22,13 @@ import {
   createNotificationQueue,
   createScheduleChangeNotifier,
   dueJobData,
+  manualRunPayload,
   parseDueJobId,
   processJobSpan,
   testRunPayload,
   type DueJobData,
   type DueJobRef,
+  type ManualRunPayload,
   type QueueShards,
   type RedisConnection,
   type RunCompletedPayload,
@@ -37,9 +39,10 @@ import {
 } from '@kairos/queue';
 import { metrics, type Logger } from '@kairos/runtime';
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
-import { executePlannedRun, executeTestRun, type PlannedRunResult, type ExecuteDeps } from './run-execution.js';
+import { executePlannedRun, executeTestRun, type PlannedRunResult } from './run-execution.js';
 import { createHttpExecutor, type EgressPolicy, type HttpExecutor } from './http/index.js';
 import { Admissions } from './admission.js';
+import { executeManualRun, type ManualRunDeps } from './manual-run.js';
 import { createCallSlots, DUE_JOBS_PER_CALL_SLOT } from './call-slots.js';
 import { HostBudgets } from './host-budget.js';
 import { RESPONSE_MEMORY_MB } from './config.js';
@@ -92,6 +95,9 @@ const DUE_DELIVERY = {
   firstBackoffMs: 1000,
 } as const;
 
+/** How long a backfilled slot waits before trying again while another run of its endpoint is in progress. */
+const BACKFILL_OVERLAP_WAIT_MS = 1000;
+
 /** A BullMQ job this process is running, with its lock token and, once admitted, its run id. */
 interface InFlight {
   bullJob: BullJob;
@@ -137,7 +143,7 @@ export class Executor {
    * locked, counted and announced on the shard it was queued on, so every key one execution's
    * Redis writes touch shares that shard's hash tag (one slot in a cluster).
    */
-  private readonly shardDeps: ExecuteDeps[];
+  private readonly shardDeps: ManualRunDeps[];
   private readonly layout: QueueShards;
   private readonly notificationWorker: NotificationWorker;
 
@@ -248,6 +254,8 @@ export class Executor {
         callSlots,
         hostBudgets,
         now,
+        lock,
+        runQuota,
       };
     });
   }
@@ -391,6 +399,38 @@ export class Executor {
               const result = await executeTestRun(deps, payload);
               metrics.runOutcomes.inc({ source: 'test', status: result.status });
               return result;
+            }),
+          ),
+        { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)), ...DELIVERY_LOCK },
+      ),
+    );
+    this.workers.push(
+      new Worker<ManualRunPayload, unknown>(
+        QUEUES.manualRuns,
+        (bullJob: BullJob<ManualRunPayload>, token?: string) =>
+          this.track(bullJob, token, () =>
+            processJobSpan(QUEUES.manualRuns, bullJob, async () => {
+              const payload = manualRunPayload.parse(bullJob.data);
+              // Locked, counted and announced on the endpoint's shard, as its scheduled runs are.
+              const deps = this.shardDeps[shardOf(payload.endpointId, this.layout.count)]!;
+              const attempt = Math.max(1, bullJob.attemptsStarted - bullJob.stalledCounter);
+              const result = await executeManualRun(deps, payload, attempt);
+              if (result.kind === 'recorded') {
+                metrics.observeRun(result.run);
+                return { status: result.run.status };
+              }
+              if (result.reason === 'overlap' && payload.source === 'backfill') {
+                // A backfilled slot waits for the run in progress instead of being dropped.
+                await bullJob.moveToDelayed(Date.now() + BACKFILL_OVERLAP_WAIT_MS, token);
+                throw new DelayedError();
+              }
+              metrics.executionsSkipped.inc({ reason: result.reason });
+              logger.info('manual run skipped', {
+                runId: payload.runId,
+                endpointId: payload.endpointId,
+                reason: result.reason,
+              });
+              return { skipped: result.reason };
             }),
           ),
         { connection: this.connect(), prefix, concurrency: Math.max(1, Math.ceil(concurrency / 4)), ...DELIVERY_LOCK },

@@ -96,7 +96,7 @@ export async function executePlannedRun(
   admitted?.(planned);
   // Waiting for the run's time takes no call slot (call-slots.ts); the call does, and its response's
   // memory stays reserved until the run is recorded.
-  const wait = admission.kind === 'replay' ? null : untilDue(planned.scheduledAt);
+  const wait = admission.kind === 'replay' ? null : untilDue(startTime(target, planned.scheduledAt));
   if (wait) await wait;
   // Without host limits on the account: no call, no await (host-budget.ts).
   const budget = admission.kind === 'replay' ? null : (deps.hostBudgets?.of(target) ?? null);
@@ -231,6 +231,20 @@ function hostCall(
     return outcome;
   };
 }
+
+/**
+ * When an admitted run may start: its planned time, except while an endpoint with missedRuns `all`
+ * catches up on missed slots (each planned at its past slot time, so each is recorded with it): then
+ * each starts at least MISSED_RUN_SPACING_MS after the one before, not in a burst.
+ */
+export function startTime(target: ExecutionTarget, scheduledAt: Date): Date {
+  if (target.missedRuns !== 'all' || target.lastRunAt === null) return scheduledAt;
+  const spacedMs = target.lastRunAt.getTime() + MISSED_RUN_SPACING_MS;
+  return scheduledAt.getTime() < spacedMs ? new Date(spacedMs) : scheduledAt;
+}
+
+/** The least time between the starts of two catch-up runs of missed slots (missedRuns `all`). */
+export const MISSED_RUN_SPACING_MS = 1000;
 
 type PhaseClock = (name: 'admission' | 'wait' | 'call' | 'record') => void;
 

@@ -7,12 +7,13 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { seedAnalysisSession, type JsonBody, type McpTestEnv } from '../../../test/mcp-env.js';
 
-/** The exact tool names, sorted (docs/guide/mcp.md lists all 38). */
+/** The exact tool names, sorted (docs/guide/mcp.md lists all 41). */
 export const EXPECTED_TOOL_NAMES = [
   'addEndpoint',
   'applyIntervalHint',
   'archiveEndpoint',
   'archiveJob',
+  'backfillEndpoint',
   'backtestEndpoint',
   'clearHints',
   'createJob',
@@ -34,10 +35,12 @@ export const EXPECTED_TOOL_NAMES = [
   'listNotifications',
   'pauseEndpoint',
   'pauseJob',
+  'replayRun',
   'resetFailures',
   'resumeJob',
   'revokePreviousSigningKey',
   'rotateSigningKey',
+  'runEndpointNow',
   'scheduleOneShot',
   'setFailureThresholds',
   'setHostLimits',
@@ -213,6 +216,19 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   const health = await call('getEndpointHealth', { id: endpoint.id, sinceHours: 1 });
   expect(health).toMatchObject({ endpointId: endpoint.id, sinceHours: 1, failureCount: 0, failureStreak: 0 });
   expect(health.totalRuns).toBeGreaterThanOrEqual(1);
+
+  // Run now, replay and backfill answer at once with what they queued.
+  const queued = await call('runEndpointNow', { id: endpoint.id, headers: { 'X-Asked-By': 'mcp' } });
+  expect(queued).toMatchObject({ endpointId: endpoint.id, source: 'manual', replayOf: null });
+  expect(await call('replayRun', { id: test.runId })).toMatchObject({ source: 'manual', replayOf: test.runId });
+  const backfillTo = new Date(Date.now() - 5 * MINUTE_MS).toISOString();
+  const backfillFrom = new Date(Date.now() - 8 * MINUTE_MS).toISOString();
+  const backfilled = await call('backfillEndpoint', { id: endpoint.id, from: backfillFrom, to: backfillTo });
+  expect(backfilled.queued).toBe(backfilled.slots);
+  expect(await call('backfillEndpoint', { id: endpoint.id, from: backfillFrom, to: backfillTo })).toEqual({
+    slots: backfilled.slots,
+    queued: 0,
+  });
 
   // Response rules: tried with backtestEndpoint (the target answers ok: true, so no status changes), set
   // with updateEndpoint; a Test now run records the rules it matches.

@@ -14,7 +14,17 @@ export type {
   ScheduleInput,
   ScheduleRule,
 } from './next-run.js';
-export { nextCronSlot, nextIntervalSlot } from './slots.js';
+export {
+  MAX_MISSED_RUNS,
+  MISSED_RUNS,
+  MISSED_SLOT_GRACE_MS,
+  baselineSlotsBetween,
+  nextCronSlot,
+  nextCronSlotMissing,
+  nextIntervalSlot,
+  nextIntervalSlotMissing,
+} from './slots.js';
+export type { MissedRuns } from './slots.js';
 export { DISPATCH_LEAD_MS, MAX_DISPATCH_WAIT_MS } from './dispatch-lead.js';
 export { UPCOMING_DEFAULT_COUNT, UPCOMING_MAX_COUNT, computeUpcomingRuns } from './upcoming.js';
 export type { UpcomingRun } from './upcoming.js';

@@ -43,7 +43,7 @@ import { backoffMultiplier } from './backoff.js';
 import { findCalendarHold, hasCalendar, type CalendarHold, type CalendarInput } from './calendar.js';
 import { nextCronTime } from './cron.js';
 import { isHintActive } from './hints.js';
-import { nextCronSlot, nextIntervalSlot } from './slots.js';
+import { nextCronSlotMissing, nextIntervalSlot, nextIntervalSlotMissing, type MissedRuns } from './slots.js';
 
 /** rule-interval / rule: the interval or one-shot hint was set by a response rule (origin rule). */
 export type RunSource = 'baseline-cron' | 'baseline-interval' | 'ai-interval' | 'ai-oneshot' | 'rule-interval' | 'rule';
@@ -73,6 +73,11 @@ export interface ScheduleInput extends CalendarInput {
   /** Who set each hint; only `rule` changes anything (the run's source). Absent: user or planner. */
   hintIntervalOrigin?: string | null;
   hintOneShotOrigin?: string | null;
+  /**
+   * What runs for baseline slots missed while the scheduler was away (slots.ts): latest (absent: one run,
+   * the latest slot), skip (none: the next slot in the future) or all (each once, oldest first).
+   */
+  missedRuns?: MissedRuns | string | null;
 }
 
 export interface NextRunExplanation {
@@ -188,7 +193,15 @@ function selectRun(input: ScheduleInput, now: Date, notBefore: Date | null = nul
   const { baselineCron, baselineIntervalMs } = input;
 
   if (baselineCron !== null) {
-    let slot = nextCronSlot(baselineCron, input.timezone, anchor, multiplier, input.lastRunAt, now);
+    let slot = nextCronSlotMissing(
+      baselineCron,
+      input.timezone,
+      anchor,
+      multiplier,
+      input.lastRunAt,
+      now,
+      missedRunsOf(input),
+    );
     if (notBefore !== null && slot < notBefore) {
       slot = nextCronTime(baselineCron, input.timezone, new Date(notBefore.getTime() - 1));
     }
@@ -222,7 +235,10 @@ function selectRun(input: ScheduleInput, now: Date, notBefore: Date | null = nul
     throw new AppError('VALIDATION_ERROR', 'baselineIntervalMs must be positive', { field: 'baselineIntervalMs' });
   }
   const stepMs = baselineIntervalMs * multiplier;
-  let slot = input.lastScheduledAt === null ? input.createdAt : nextIntervalSlot(anchor, stepMs, input.lastRunAt, now);
+  let slot =
+    input.lastScheduledAt === null
+      ? input.createdAt
+      : nextIntervalSlotMissing(anchor, stepMs, input.lastRunAt, now, missedRunsOf(input));
   if (notBefore !== null && slot < notBefore) slot = slotAtOrAfter(anchor, stepMs, notBefore);
   const candidate = hintEndsAt !== null && hintEndsAt > slot ? hintEndsAt : slot;
   return buildRun(
@@ -233,6 +249,10 @@ function selectRun(input: ScheduleInput, now: Date, notBefore: Date | null = nul
     hintExpired,
   );
 }
+
+/** The endpoint's missed-runs policy; anything but skip and all is latest (today's behaviour). */
+const missedRunsOf = ({ missedRuns }: ScheduleInput): MissedRuns =>
+  missedRuns === 'skip' || missedRuns === 'all' ? missedRuns : 'latest';
 
 interface ClampedTime {
   at: Date;

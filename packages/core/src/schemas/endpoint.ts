@@ -15,6 +15,7 @@ import {
   type BlackoutWindow,
 } from '../schedule/calendar.js';
 import { JITTER_MAX_MS } from '../schedule/jitter.js';
+import { MAX_MISSED_RUNS, MISSED_RUNS, type MissedRuns } from '../schedule/slots.js';
 import { autoPauseAfterFailures } from './auto-pause.js';
 import { descriptionText, resourceKey, timestamp, trimmedName } from './common.js';
 import {
@@ -224,6 +225,13 @@ const endpointFields = {
         `At most ${JITTER_MAX_MS} and at most half of baselineIntervalMs, or of the shortest gap between baselineCron's runs`,
       example: 0,
     }),
+  missedRuns: z.enum(MISSED_RUNS, { error: `must be one of ${MISSED_RUNS.join(', ')}` }).meta({
+    description:
+      'What runs for baseline slots missed while the scheduler was away (an outage, a paused job): latest (default: ' +
+      'one run, for the latest missed slot), skip (none: the next slot in the future), all (each missed slot once, ' +
+      `oldest first, at least a second apart; at most the ${MAX_MISSED_RUNS} most recent)`,
+    example: 'latest',
+  }),
   activeFrom: timestamp.nullable().meta({
     description: 'No run starts before this time (ISO 8601); null: no start. Default null',
   }),
@@ -284,6 +292,7 @@ export const createEndpointInput = z
     minIntervalMs: endpointFields.minIntervalMs.optional(),
     maxIntervalMs: endpointFields.maxIntervalMs.optional(),
     jitterMs: endpointFields.jitterMs.optional(),
+    missedRuns: endpointFields.missedRuns.optional(),
     activeFrom: endpointFields.activeFrom.optional(),
     activeUntil: endpointFields.activeUntil.optional(),
     blackouts: endpointFields.blackouts.optional(),
@@ -330,6 +339,8 @@ export interface EndpointConfig {
   maxIntervalMs: number | null;
   /** 0: runs at the planned times (core/schedule/jitter.ts). */
   jitterMs: number;
+  /** Slots missed while the scheduler was away: latest (default), skip or all (core/schedule/slots.ts). */
+  missedRuns: MissedRuns;
   /** The active period's bounds, ISO 8601 UTC (null: open); core/schedule/calendar.ts. */
   activeFrom: string | null;
   activeUntil: string | null;
@@ -365,6 +376,7 @@ export const ENDPOINT_DEFAULTS: Readonly<EndpointConfig> = {
   minIntervalMs: null,
   maxIntervalMs: null,
   jitterMs: 0,
+  missedRuns: 'latest',
   activeFrom: null,
   activeUntil: null,
   blackouts: null,
@@ -426,6 +438,7 @@ export function applyEndpointInput(
   assign('minIntervalMs', input.minIntervalMs);
   assign('maxIntervalMs', input.maxIntervalMs);
   assign('jitterMs', input.jitterMs);
+  assign('missedRuns', input.missedRuns);
   assign('activeFrom', isoOrNull(input.activeFrom));
   assign('activeUntil', isoOrNull(input.activeUntil));
   assign('blackouts', input.blackouts);

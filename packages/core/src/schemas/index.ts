@@ -10,3 +10,4 @@ export * from './auto-pause.js';
 export * from './response-rules.js';
 export * from './backtest.js';
 export * from './upcoming.js';
+export * from './manual-runs.js';

@@ -8,6 +8,7 @@ import { blackoutWindow, retrySettings } from './endpoint.js';
 import { responseRules, ruleAction, ruleCondition, successWhenInput } from './response-rules.js';
 import { JOB_STATUSES } from './job.js';
 import { HTTP_METHODS } from './limits.js';
+import { MISSED_RUNS } from '../schedule/slots.js';
 
 const isoTime = z.string().meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 const nullableTime = isoTime.nullable();
@@ -85,6 +86,9 @@ export const endpointRecord = z
       .number()
       .int()
       .meta({ description: 'Runs move later by up to this many ms (fixed per run id); 0: exact' }),
+    missedRuns: z.enum(MISSED_RUNS).meta({
+      description: 'Slots missed while the scheduler was away: latest (one run), skip (none) or all (each once)',
+    }),
     activeFrom: nullableTime.meta({ description: 'No run starts before it; null: no start' }),
     activeUntil: nullableTime.meta({ description: 'No run starts at or after it; null: no end' }),
     blackouts: z

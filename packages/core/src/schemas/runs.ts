@@ -107,8 +107,13 @@ export const runRecord = z
     source: z.string().meta({
       description:
         "Why it ran: baseline-cron, baseline-interval, ai-interval, ai-oneshot, rule-interval (a response rule's " +
-        "interval), rule (another endpoint's rule ran it), test (open list)",
+        "interval), rule (another endpoint's rule ran it), test, manual (Run now or a replay), backfill (a past slot " +
+        'run by a backfill) (open list)',
     }),
+    replayOf: z
+      .string()
+      .nullable()
+      .meta({ description: 'The run this one replays (POST /api/runs/{id}/replay); null otherwise' }),
     attempt: z.number().int().meta({ description: 'Delivery attempt (2 after an executor crash, same id)' }),
     rulesMatched: z.array(z.string()).meta({
       description:

@@ -4,13 +4,17 @@ import {
   dashboardRecord,
   endpointHealthQuery,
   endpointHealthRecord,
+  backfillInput,
+  backfillResult,
   listRunsQuery,
+  queuedRunRecord,
+  runNowInput,
   runRecord,
   testRunResultRecord,
   type RunRecord,
 } from '@kairos/core';
 import { z } from 'zod';
-import { CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
+import { CHANGE, IDEMPOTENT_CHANGE, READ_ONLY, asOutput, defineListTool, defineTool, idArg } from '../tool.js';
 
 const describeRun = (run: RunRecord) =>
   `Run ${run.id} (${run.source}) ${run.status}` +
@@ -25,7 +29,7 @@ export const runTools = [
     description:
       "An endpoint's runs (executions), newest first, test runs included: status, HTTP status, duration, " +
       'response body (truncated to maxResponseSizeKb), error, source (baseline-interval, baseline-cron, ' +
-      'ai-interval, ai-oneshot, test) and lateness. Filter by status (success or failed).',
+      'ai-interval, ai-oneshot, rule-interval, rule, test, manual, backfill) and lateness, and replayOf. Filter by status (success or failed).',
     input: z.strictObject({ id: idArg('endpoint'), ...listRunsQuery.shape }),
     key: 'runs',
     item: runRecord,
@@ -82,6 +86,50 @@ export const runTools = [
       (result.statusCode === null ? '' : `, HTTP ${result.statusCode}`) +
       `, ${result.durationMs} ms` +
       (result.errorMessage ? `: ${result.errorMessage}` : '.'),
+  }),
+  defineTool({
+    name: 'runEndpointNow',
+    title: 'Run an endpoint now',
+    description:
+      'Runs the endpoint now as a real run (source manual), unlike testEndpoint: its outcome counts for the failure ' +
+      'count, backoff and the planner, and the next run is planned after it. Optional headers (merged over the ' +
+      "endpoint's) and body (instead of the endpoint's) change this run's request only. Answers at once with the " +
+      'run id (getRun once it ran). Like a scheduled run it does not run while another run of the endpoint is in ' +
+      'progress, or when the month’s runs quota is used up.',
+    input: z.strictObject({ id: idArg('endpoint'), ...runNowInput.shape }),
+    output: asOutput(queuedRunRecord),
+    // It calls the endpoint's URL: an outside system.
+    annotations: { ...CHANGE, openWorldHint: true },
+    run: (api, { id, ...body }) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/run', { params: { path: { endpointId: id } }, body })),
+    summarize: (queued) => `Run ${queued.runId} of endpoint ${queued.endpointId} queued (source manual).`,
+  }),
+  defineTool({
+    name: 'replayRun',
+    title: 'Replay a run',
+    description:
+      'Runs the same request as a run again (its headers and body overrides too) as a new run with source manual, ' +
+      'linked to it by replayOf; otherwise as runEndpointNow.',
+    input: z.strictObject({ id: idArg('run') }),
+    output: asOutput(queuedRunRecord),
+    annotations: { ...CHANGE, openWorldHint: true },
+    run: (api, args) => unwrap(api.POST('/api/runs/{runId}/replay', { params: { path: { runId: args.id } } })),
+    summarize: (queued) => `Run ${queued.runId} queued, replaying run ${queued.replayOf}.`,
+  }),
+  defineTool({
+    name: 'backfillEndpoint',
+    title: "Run an endpoint's past slots",
+    description:
+      'Runs one run per baseline slot from `from` to `to` (ISO times in the past, both included, at most 1000 slots), ' +
+      "each recorded with source backfill and the slot's time as scheduledAt; the schedule and failure count are left " +
+      'alone. A slot runs once: repeating a backfill queues nothing new. Answers the slots in the range and how many ' +
+      'were queued.',
+    input: z.strictObject({ id: idArg('endpoint'), ...backfillInput.shape }),
+    output: asOutput(backfillResult),
+    annotations: { ...IDEMPOTENT_CHANGE, openWorldHint: true },
+    run: (api, { id, ...body }) =>
+      unwrap(api.POST('/api/endpoints/{endpointId}/backfill', { params: { path: { endpointId: id } }, body })),
+    summarize: (result) => `${result.queued} of ${result.slots} slots queued.`,
   }),
   defineTool({
     name: 'getDashboard',

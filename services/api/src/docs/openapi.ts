@@ -36,7 +36,7 @@ export function buildOpenApiDocument(routes: RegisteredRoute[], serverUrl?: stri
       ...(spec.body
         ? {
             requestBody: {
-              required: true,
+              required: !spec.bodyOptional,
               content: Object.fromEntries(
                 (spec.bodyContentTypes ?? ['application/json']).map((type) => [type, { schema: spec.body }]),
               ),

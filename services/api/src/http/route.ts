@@ -41,6 +41,8 @@ export interface RouteSpec<Q extends z.ZodType = z.ZodType, B extends z.ZodType 
   role?: MemberRole;
   query?: Q;
   body?: B;
+  /** The body may be left out (it is read as `{}` then); documented as not required. */
+  bodyOptional?: boolean;
   /** Media types the body is accepted in (default application/json); documentation only. */
   bodyContentTypes?: string[];
   responses: Record<number, ResponseSpec>;
@@ -141,10 +143,13 @@ export class RouteRegistry {
       const query = spec.query ? parseOrThrow(spec.query, req.query, 'query') : (undefined as z.output<Q>);
       let body = undefined as z.output<B>;
       if (spec.body) {
-        if (req.body === undefined) {
+        if (req.body === undefined && spec.bodyOptional) {
+          body = parseOrThrow(spec.body, {}, 'body');
+        } else if (req.body === undefined) {
           throw new AppError('VALIDATION_ERROR', 'request body must be a JSON object (Content-Type: application/json)');
+        } else {
+          body = parseOrThrow(spec.body, req.body, 'body');
         }
-        body = parseOrThrow(spec.body, req.body, 'body');
       }
       if (!req.auth && !spec.public) throw new AppError('UNAUTHORIZED', 'authentication required');
       if (spec.refusesAccessTokens && req.auth?.actor.type === 'access_token') throw accessTokenRefused();

@@ -8,6 +8,7 @@ import type { ApiConfig } from '../config.js';
 import type { Logger } from '@kairos/runtime';
 import type { ScheduleNotifier } from '../schedule-notifier.js';
 import type { TestNow } from '../test-now.js';
+import type { ManualRuns } from '../manual-runs.js';
 
 /** What route modules get: no globals, so tests build an app against their own database. */
 export interface ApiDeps {
@@ -19,6 +20,8 @@ export interface ApiDeps {
   apiKeys: ApiKeyAuthenticator;
   /** Runs "test now" executions through the executor pool (test-runs queue). */
   testNow: TestNow;
+  /** Run now, replay and backfill runs for the executor pool (manual-runs queue). */
+  manualRuns: ManualRuns;
   /** Encrypts signing keys at rest (master-key.ts). */
   masterKey: Buffer;
   now: () => Date;
@@ -32,7 +35,7 @@ export interface ApiDeps {
   identityProviders: IdentityProvider[];
 }
 
-type DefaultedDeps = 'accessTokens' | 'accountLimits' | 'rateLimiter' | 'identityProviders';
+type DefaultedDeps = 'accessTokens' | 'accountLimits' | 'rateLimiter' | 'identityProviders' | 'manualRuns';
 
 /** What createApp takes: the identity and limit pieces default from config, db and redis. */
 export type ApiDepsInput = Omit<ApiDeps, DefaultedDeps> & Partial<Pick<ApiDeps, DefaultedDeps>>;

@@ -38,6 +38,7 @@ export function toRunRecord(run: Run): RunRecord {
     lateMs: run.startedAt.getTime() - run.scheduledAt.getTime(),
     waitedForHostMs: run.waitedForHostMs,
     source: run.source,
+    replayOf: run.replayOf ?? null,
     attempt: run.attempt,
     attempts: (run.attempts as RunRecord['attempts']) ?? null,
     rulesMatched: run.rulesMatched ?? [],

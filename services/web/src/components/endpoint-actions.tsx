@@ -1,5 +1,5 @@
 /**
- * The endpoint's action bar: Test now, Edit, Clear hints, Reset failures, Archive endpoint.
+ * The endpoint's action bar: Test now, Run now, Edit, Clear hints, Reset failures, Archive endpoint.
  * Pause and resume live in the Schedule panel, beside the schedule they change. Each button keeps
  * focus while and after it runs (ActionButton); its outcome is announced in a status or alert line.
  */
@@ -24,6 +24,9 @@ export function EndpointActions({ endpoint }: { endpoint: Endpoint }) {
 function EndpointActionsControls({ endpoint }: { endpoint: Endpoint }) {
   const path = { params: { path: { endpointId: endpoint.id } } };
   const test = useTestRun(endpoint);
+  const runNow = useEndpointMutation(endpoint, () =>
+    unwrap(api.POST('/api/endpoints/{endpointId}/run', { ...path, body: {} })),
+  );
   const clearHints = useEndpointMutation(endpoint, () => unwrap(api.DELETE('/api/endpoints/{endpointId}/hints', path)));
   const resetFailures = useEndpointMutation(endpoint, () =>
     unwrap(api.POST('/api/endpoints/{endpointId}/reset-failures', path)),
@@ -55,6 +58,17 @@ function EndpointActionsControls({ endpoint }: { endpoint: Endpoint }) {
     <div className="endpoint-actions">
       <div className="actions" role="group" aria-label="Endpoint actions">
         <TestRunButton test={test} />
+        <ActionButton
+          onClick={() =>
+            perform(
+              runNow,
+              'Run queued: it runs now as a real run (source manual) and counts like a scheduled one; see it under Runs.',
+            )
+          }
+          busy={runNow.isPending}
+        >
+          Run now
+        </ActionButton>
         <Link className="button" to={`/endpoints/${endpoint.id}/edit`}>
           Edit
         </Link>

@@ -28,6 +28,7 @@ describe('endpoint controls', () => {
     renderPage(buildEndpoint());
     for (const name of [
       'Test now',
+      'Run now',
       'Pause',
       'Clear hints',
       'Reset failures',
@@ -59,7 +60,7 @@ describe('endpoint controls', () => {
 
   it('an archived endpoint has no actions', () => {
     renderPage(buildEndpoint({ status: 'archived', archivedAt: new Date().toISOString(), nextRunAt: null }));
-    for (const name of ['Test now', 'Pause', 'Resume', 'Clear hints', 'Archive endpoint'])
+    for (const name of ['Test now', 'Run now', 'Pause', 'Resume', 'Clear hints', 'Archive endpoint'])
       expect(button(name)).toBeNull();
     expect(screen.getByText('This endpoint is archived: it no longer runs.')).toBeTruthy();
   });

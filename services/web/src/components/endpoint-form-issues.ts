@@ -19,6 +19,7 @@ const FIELD_OF_ISSUE: Record<string, FormField> = {
   minIntervalMs: 'minInterval',
   maxIntervalMs: 'maxInterval',
   jitterMs: 'jitter',
+  missedRuns: 'missedRuns',
   activeFrom: 'activeFrom',
   activeUntil: 'activeUntil',
   blackouts: 'blackouts',

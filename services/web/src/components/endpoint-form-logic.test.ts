@@ -155,6 +155,19 @@ describe('buildEndpointValues → create body', () => {
       },
     ],
     [
+      'a missed-runs policy is sent; the default (latest) is left to the API',
+      { missedRuns: 'all' },
+      {
+        name: 'Export',
+        url: 'https://example.com/x',
+        method: 'GET',
+        baselineIntervalMs: 300_000,
+        missedRuns: 'all',
+        timeoutMs: 30_000,
+        maxResponseSizeKb: 100,
+      },
+    ],
+    [
       'the trace context opt-out is sent; the default (true) is left to the API',
       { propagateTrace: false },
       {
@@ -249,6 +262,7 @@ describe('buildPatchBody: only changed fields', () => {
     ['set a floor', { minInterval: { amount: '1', unit: 'min' } }, { minIntervalMs: 60_000 }],
     ['set a jitter', { jitter: { amount: '2', unit: 'min' } }, { jitterMs: 120_000 }],
     ['opt out of the trace context', { propagateTrace: false }, { propagateTrace: false }],
+    ['skip missed runs', { missedRuns: 'skip' }, { missedRuns: 'skip' }],
     [
       'turn retries on (default backoff)',
       { retryAttempts: '2' },

@@ -33,6 +33,7 @@ export interface EndpointValues {
   minIntervalMs: number | null;
   maxIntervalMs: number | null;
   jitterMs: number;
+  missedRuns: Endpoint['missedRuns'];
   activeFrom: string | null;
   activeUntil: string | null;
   blackouts: Endpoint['blackouts'];
@@ -279,6 +280,7 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
       minIntervalMs,
       maxIntervalMs,
       jitterMs,
+      missedRuns: state.missedRuns,
       ...calendar,
       timeoutMs: timeoutMs ?? 0,
       retry,
@@ -293,7 +295,11 @@ export function buildEndpointValues(state: EndpointFormState): BuildResult {
 }
 
 /** The API's defaults among the values that are never null: left out of a POST body. */
-const CREATE_DEFAULTS: Partial<Record<keyof EndpointValues, unknown>> = { jitterMs: 0, propagateTrace: true };
+const CREATE_DEFAULTS: Partial<Record<keyof EndpointValues, unknown>> = {
+  jitterMs: 0,
+  missedRuns: 'latest',
+  propagateTrace: true,
+};
 
 /** POST body: fields left unset or at the API's default are omitted. */
 export function buildCreateBody(values: EndpointValues): CreateEndpointBody {

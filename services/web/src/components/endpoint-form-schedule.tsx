@@ -17,6 +17,12 @@ function supportedTimezones(): string[] {
 
 const TIMEZONES = supportedTimezones();
 
+const MISSED_RUNS_OPTIONS: { value: EndpointFormState['missedRuns']; label: string }[] = [
+  { value: 'latest', label: 'Run the latest missed slot once' },
+  { value: 'skip', label: 'Skip them: run the next slot' },
+  { value: 'all', label: 'Run each missed slot once, oldest first' },
+];
+
 const SCHEDULE_TYPES: { value: ScheduleType; label: string }[] = [
   { value: 'interval', label: 'Fixed period' },
   { value: 'cron', label: 'Cron schedule' },
@@ -115,6 +121,22 @@ export function ScheduleFields(form: SectionProps) {
       {OPTIONAL_LIMITS.map((limit) => (
         <DurationFieldInput key={limit.name} form={form} placeholder="none" {...limit} />
       ))}
+      <Field
+        label="Missed runs"
+        error={form.errors.fields.missedRuns}
+        hint="missedRuns: what runs for slots missed while the scheduler was away. Run each: at most the 100 most recent, at least a second apart."
+      >
+        <select
+          value={state.missedRuns}
+          onChange={(e) => set({ missedRuns: e.target.value as EndpointFormState['missedRuns'] })}
+        >
+          {MISSED_RUNS_OPTIONS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      </Field>
     </fieldset>
   );
 }

@@ -53,6 +53,8 @@ export interface EndpointFormState {
   maxInterval: Duration;
   /** Empty: no jitter (jitterMs 0). */
   jitter: Duration;
+  /** What runs for slots missed while the scheduler was away (default latest). */
+  missedRuns: Endpoint['missedRuns'];
   /** datetime-local text in the browser's zone; empty: no bound. */
   activeFrom: string;
   activeUntil: string;
@@ -83,6 +85,7 @@ export type FormField =
   | 'minInterval'
   | 'maxInterval'
   | 'jitter'
+  | 'missedRuns'
   | 'activeFrom'
   | 'activeUntil'
   | 'blackouts'
@@ -159,6 +162,7 @@ export function emptyFormState(defaultTimezone = 'UTC'): EndpointFormState {
     minInterval: { amount: '', unit: 'min' },
     maxInterval: { amount: '', unit: 'min' },
     jitter: { amount: '', unit: 's' },
+    missedRuns: 'latest',
     activeFrom: '',
     activeUntil: '',
     blackouts: [],
@@ -199,6 +203,7 @@ export function formStateFromEndpoint(endpoint: Endpoint): EndpointFormState {
     minInterval: msToDuration(endpoint.minIntervalMs),
     maxInterval: msToDuration(endpoint.maxIntervalMs),
     jitter: msToDuration(endpoint.jitterMs > 0 ? endpoint.jitterMs : null, 's'),
+    missedRuns: endpoint.missedRuns,
     activeFrom: endpoint.activeFrom ? toDateTimeLocal(new Date(endpoint.activeFrom)) : '',
     activeUntil: endpoint.activeUntil ? toDateTimeLocal(new Date(endpoint.activeUntil)) : '',
     blackouts: blackoutRows(endpoint.blackouts),

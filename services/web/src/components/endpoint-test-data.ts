@@ -18,6 +18,7 @@ export function buildEndpoint(overrides: Partial<Endpoint> = {}): Endpoint {
     minIntervalMs: null,
     maxIntervalMs: null,
     jitterMs: 0,
+    missedRuns: 'latest',
     activeFrom: null,
     activeUntil: null,
     blackouts: null,

@@ -17,6 +17,8 @@ const SOURCE_LABELS: Record<string, string> = {
   'ai-interval': 'AI interval hint',
   'ai-oneshot': 'AI one-shot hint',
   test: 'test',
+  manual: 'run now',
+  backfill: 'backfill',
 };
 
 /** Runs a hint (from the planner, or set by a user through the same hint operations) decided. */

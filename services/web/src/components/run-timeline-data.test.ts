@@ -27,6 +27,7 @@ function run(id: string, scheduledOffsetMs: number, overrides: Partial<Run> = {}
     lateMs: 50,
     waitedForHostMs: null,
     source: 'baseline-interval',
+    replayOf: null,
     attempt: 1,
     attempts: null,
     rulesMatched: [],

@@ -9,6 +9,7 @@ import { endpointKey, fetchEndpoint } from '../components/endpoint-queries';
 import { RunSourceBadge, RunStatusBadge } from '../components/run-badges';
 import { RunAttempts } from '../components/run-attempts';
 import { describeLateness, type Run } from '../components/run-format';
+import { RunReplay } from '../components/run-replay';
 import { RunResponse } from '../components/run-response';
 import { PageHeading, usePageTitle } from '../components/page-title';
 import { QueryView } from '../components/states';
@@ -47,6 +48,7 @@ function RunView({ run }: { run: Run }) {
           <RunStatusBadge status={run.status} /> <RunSourceBadge source={run.source} />
         </span>
       </div>
+      {run.source === 'test' ? null : <RunReplay run={run} />}
       {failure ? (
         <p className="form-error run-error" role="alert">
           <strong>Failed{run.errorKind ? ` (${run.errorKind})` : ''}:</strong> {failure}
@@ -63,6 +65,14 @@ function RunView({ run }: { run: Run }) {
           <dd>
             <code>{run.source}</code>
           </dd>
+          {run.replayOf ? (
+            <>
+              <dt>Replay of</dt>
+              <dd>
+                <Link to={`/runs/${run.replayOf}`}>the run it repeats</Link>
+              </dd>
+            </>
+          ) : null}
           <dt>Planned</dt>
           <dd>
             <TimeFact iso={run.scheduledAt} />
