@@ -3,6 +3,7 @@
  * device-flow bearer token and with an API key: the same tool pass as over stdio. The tools call
  * the API with the caller's own credentials, so another account's ids are NOT_FOUND.
  */
+import { endpointConfig } from '@kairos/db';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -116,9 +117,10 @@ test('masks secret header values in every tool answer (key, signature, credentia
     expect(JSON.stringify(answer)).not.toMatch(/"(k1|s1|p1|a1)"/);
     expect(JSON.stringify(answer)).toContain('"X-Custom-Key":"********"');
   }
-  // Sent back masked, each value stays as stored.
+  // Sent back masked, each value stays as stored (sealed; opened with the master key).
   const stored = await env.harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpointId } });
-  expect(stored.headers).toEqual({ ...secrets, Accept: 'text/csv' });
+  expect(stored.headers).toEqual({ ...masked, Accept: 'text/csv' });
+  expect(endpointConfig(stored, env.harness.masterKey).headers).toEqual({ ...secrets, Accept: 'text/csv' });
 });
 
 test('refuses requests without credentials, with bad ones and with only a session cookie (401)', async () => {

@@ -276,10 +276,11 @@ export async function exerciseEveryTool(client: Client, env: McpTestEnv, label: 
   // The upcoming runs as the hints stand: the one-shot first, then the interval hint from it.
   const upcoming = await call('upcomingRuns', { id: endpoint.id, count: 3 });
   expect(upcoming.runs).toHaveLength(3);
-  expect(upcoming.runs[0]).toEqual({ at: oneShot.nextRunAt, source: 'ai-oneshot' });
+  expect(upcoming.runs[0]).toEqual({ at: oneShot.nextRunAt, source: 'ai-oneshot', calendar: null });
   expect(upcoming.runs[1]).toEqual({
     at: new Date(Date.parse(oneShot.nextRunAt) + 30_000).toISOString(),
     source: 'ai-interval',
+    calendar: null,
   });
   const draft = await call('upcomingRuns', { id: endpoint.id, count: 2, minIntervalMs: 60_000 });
   expect(draft.runs[1].at).toBe(new Date(Date.parse(oneShot.nextRunAt) + 60_000).toISOString());
