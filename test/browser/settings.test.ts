@@ -105,6 +105,7 @@ describe('settings', () => {
       aiSchedulingEnabled: false,
       aiShadowMode: true,
       aiRules: false,
+      hostLimits: [],
       signingKeyGraceMinutes: 0,
       notifyFailureThreshold: 3,
       autoPauseAfterFailures: null,

@@ -165,6 +165,7 @@ describe('GET /api/runs/:id', () => {
       completedAt: run.completedAt.toISOString(),
       lateMs: 50,
       waitedForHostMs: null,
+      replayOf: null,
       source: 'ai-oneshot',
       attempt: 2,
       attempts: null,

@@ -264,6 +264,7 @@ describe('AI scheduling disabled', () => {
       aiSchedulingEnabled: false,
       aiShadowMode: false,
       aiRules: false,
+      hostLimits: [],
       signingKeyGraceMinutes: 0,
       notifyFailureThreshold: 3,
       autoPauseAfterFailures: null,

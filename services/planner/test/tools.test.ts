@@ -406,6 +406,7 @@ describe('shadow mode', () => {
       aiSchedulingEnabled: true,
       aiShadowMode: true,
       aiRules: false,
+      hostLimits: [],
       signingKeyGraceMinutes: 0,
       notifyFailureThreshold: 3,
       autoPauseAfterFailures: null,
