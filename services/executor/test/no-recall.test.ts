@@ -38,12 +38,24 @@ afterAll(async () => {
   await harness.close();
 });
 
-const refuseRuns = (on: boolean) =>
-  harness.db.pool.query(
-    on
-      ? 'CREATE TRIGGER refuse_runs BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_runs()'
-      : 'DROP TRIGGER refuse_runs ON runs',
-  );
+/**
+ * Sets or removes the refusing trigger. Its lock on runs can meet a record statement in flight the
+ * other way round; PostgreSQL then cancels one side (deadlock_detected), and if that is this
+ * statement it is tried again (at most five times).
+ */
+async function refuseRuns(on: boolean): Promise<void> {
+  const statement = on
+    ? 'CREATE TRIGGER refuse_runs BEFORE INSERT ON runs FOR EACH ROW EXECUTE FUNCTION refuse_runs()'
+    : 'DROP TRIGGER refuse_runs ON runs';
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await harness.db.pool.query(statement);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+    }
+  }
+}
 
 /** An hourly endpoint, run at once after creation; returns its id and the stash key of that first run. */
 async function createEndpoint(path: string) {
