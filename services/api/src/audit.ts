@@ -33,3 +33,21 @@ export function audit(
     details: details ?? null,
   });
 }
+
+/**
+ * The details of an update: the fields the request named, and each one's value before and after as
+ * the API shows it (records mask secret header values), so the log holds no more than a reader of the
+ * resource sees. A field the record does not carry under that name is listed without values.
+ */
+export function changeDetails(
+  fields: string[],
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): { fields: string[]; before: Record<string, unknown>; after: Record<string, unknown> } {
+  const shown = fields.filter((field) => field in after);
+  return {
+    fields,
+    before: Object.fromEntries(shown.map((field) => [field, before[field] ?? null])),
+    after: Object.fromEntries(shown.map((field) => [field, after[field] ?? null])),
+  };
+}

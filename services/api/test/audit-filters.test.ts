@@ -18,11 +18,36 @@ it('filters by action, actor, resource and time range', async () => {
   const all = (await api.get('/api/audit-events')).body as { action: string; createdAt: string }[];
   expect(all.map((event) => event.action)).toEqual(expect.arrayContaining(['job.created', 'job.updated']));
 
+  // An update names its fields with their values before and after, as the API shows them.
+  const updated = all.find((event) => event.action === 'job.updated') as unknown as { details: unknown };
+  expect(updated.details).toEqual({ fields: ['name'], before: { name: 'Audited' }, after: { name: 'Audited again' } });
+  const endpoint = (
+    await api.post(`/api/jobs/${job.id}/endpoints`, {
+      name: 'Audited endpoint',
+      url: 'https://example.com/hook',
+      method: 'GET',
+      baselineIntervalMs: 3_600_000,
+      headersJson: { Authorization: 'Bearer audited-secret' },
+    })
+  ).body;
+  await api.patch(`/api/jobs/${job.id}/endpoints/${endpoint.id}`, {
+    baselineIntervalMs: 7_200_000,
+    headersJson: { Authorization: 'Bearer rotated-secret' },
+  });
+  const endpointEvent = (
+    (await api.get('/api/audit-events?action=endpoint.updated')).body as { details: Record<string, unknown> }[]
+  )[0]!;
+  expect(endpointEvent.details).toEqual({
+    fields: ['baselineIntervalMs', 'headersJson'],
+    before: { baselineIntervalMs: 3_600_000, headersJson: { Authorization: '********' } },
+    after: { baselineIntervalMs: 7_200_000, headersJson: { Authorization: '********' } },
+  });
+  expect(JSON.stringify(endpointEvent)).not.toMatch(/secret/);
+
   const byKey = await api.get(`/api/audit-events?actorType=api_key&actorId=${owner.apiKeyId}&targetType=job`);
   expect(byKey.status).toBe(200);
   expect(byKey.body.map((event: { action: string }) => event.action).sort()).toEqual(['job.created', 'job.updated']);
   expect((await api.get('/api/audit-events?actorType=planner')).body).toEqual([]);
-  expect((await api.get('/api/audit-events?targetType=endpoint')).body).toEqual([]);
 
   const created = all.find((event) => event.action === 'job.created')!.createdAt;
   const since = await api.get(`/api/audit-events?targetType=job&since=${encodeURIComponent(created)}`);

@@ -23,7 +23,7 @@ import {
   type Database,
 } from '@kairos/db';
 import { z } from 'zod';
-import { audit } from '../audit.js';
+import { audit, changeDetails } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
 import { assertEndpointQuota, assertScheduleQuota } from '../quotas.js';
 import { validationError } from '../http/validation.js';
@@ -191,8 +191,15 @@ export function registerEndpointRoutes(routes: RouteRegistry, deps: ApiDeps): vo
         masterKey: deps.masterKey,
       });
       await deps.notifier.notify([updated.id], 'endpoint-updated');
-      await audit(deps, auth, 'endpoint.updated', { type: 'endpoint', id: updated.id }, { fields: Object.keys(body) });
-      return { body: toEndpointRecord(updated, deps.now()) };
+      const record = toEndpointRecord(updated, deps.now());
+      await audit(
+        deps,
+        auth,
+        'endpoint.updated',
+        { type: 'endpoint', id: updated.id },
+        changeDetails(Object.keys(body), toEndpointRecord(current, deps.now()), record),
+      );
+      return { body: record };
     },
   );
 

@@ -1,7 +1,7 @@
 import { createJobInput, jobRecord, listJobsQuery, updateJobInput, type JobAction } from '@kairos/core';
 import { createJob, getJob, listJobs, transitionJob, updateJob } from '@kairos/db';
 import { z } from 'zod';
-import { audit } from '../audit.js';
+import { audit, changeDetails } from '../audit.js';
 import type { RouteRegistry } from '../http/route.js';
 import { assertJobQuota } from '../quotas.js';
 import { toJobRecord } from '../presenters.js';
@@ -95,9 +95,16 @@ export function registerJobRoutes(routes: RouteRegistry, deps: ApiDeps): void {
       responses: { 200: { description: 'The updated job', schema: jobRecord }, ...errorResponses(400, 404, 409) },
     },
     async ({ auth, params, body }) => {
-      const job = await updateJob(db, auth.accountId, params.jobId!, body);
-      await audit(deps, auth, 'job.updated', { type: 'job', id: job.id }, { fields: Object.keys(body) });
-      return { body: toJobRecord(job) };
+      const before = toJobRecord(await getJob(db, auth.accountId, params.jobId!));
+      const job = toJobRecord(await updateJob(db, auth.accountId, params.jobId!, body));
+      await audit(
+        deps,
+        auth,
+        'job.updated',
+        { type: 'job', id: job.id },
+        changeDetails(Object.keys(body), before, job),
+      );
+      return { body: job };
     },
   );
 
