@@ -72,7 +72,16 @@ describe('a disabled account', () => {
     expect(await runs()).toBe(runsWhenDisabled);
     // Skipped, not lost: each slot counted, the endpoint moved along its grid with its next slot planned.
     expect(await disabledSkips()).toBeGreaterThanOrEqual(skipsBefore + 2);
-    const row = await harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    // Read between a skip and its next plan (two writes) the row would show the skipped slot as next.
+    const readRow = () => harness.db.prisma.endpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    const row = await waitFor(
+      async () => {
+        const found = await readRow();
+        return found.nextRunAt && found.lastScheduledAt && found.nextRunAt > found.lastScheduledAt ? found : null;
+      },
+      2000,
+      'the next slot planned after the skipped one',
+    );
     const lastRun = await harness.db.prisma.run.findFirstOrThrow({
       where: { endpointId: endpoint.id },
       orderBy: { scheduledAt: 'desc' },
