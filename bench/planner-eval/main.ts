@@ -15,7 +15,7 @@ if (!Number.isFinite(days) || days <= 0 || days > 30) {
 }
 const model =
   key || baseURL
-    ? { apiKey: key ?? 'none', baseURL, name: process.env.PLANNER_MODEL || 'claude-sonnet-4-5' }
+    ? { apiKey: key ?? 'none', baseURL, name: process.env.PLANNER_MODEL || 'claude-sonnet-5-5' }
     : undefined;
 
 console.log(

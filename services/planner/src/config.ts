@@ -19,7 +19,7 @@ const schema = z.object({
   ANTHROPIC_BASE_URL: z
     .preprocess(emptyAsUnset, z.url({ error: 'must be a URL' }).optional())
     .describe("The Messages API base URL; unset: Anthropic's."),
-  PLANNER_MODEL: z.string().min(1).default('claude-sonnet-4-5').describe('The model the planner asks.'),
+  PLANNER_MODEL: z.string().min(1).default('claude-sonnet-5-5').describe('The model the planner asks.'),
   /** Model calls per analysis at most (each answers tool results); past it the analysis fails. */
   PLANNER_MAX_STEPS: z.coerce
     .number()

@@ -50,7 +50,7 @@ it('defaults to the Anthropic API and the default model, and refuses a base URL 
   expect(modelSettingsOf(config)).toEqual({
     apiKey: 'key',
     baseURL: undefined,
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     maxRetries: 1,
   });
   expect(modelSettingsOf(loadPlannerConfig({ ...baseEnv, ANTHROPIC_BASE_URL: local.baseURL }))).toBeNull();
