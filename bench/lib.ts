@@ -131,7 +131,9 @@ export function startServices(names: string[], env: NodeJS.ProcessEnv): ServiceS
         ...(env[`BENCH_NODE_ARGS_${name.replace(/#\d+$/, '').toUpperCase()}`] ?? env.BENCH_NODE_ARGS ?? '')
           .split(' ')
           .filter(Boolean),
-        join(ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js'),
+        // BENCH_ROOT (in a scenario's overrides, BENCH_ONLY=ab): another checkout's build, e.g. an earlier
+        // commit's, run against this tree's schema (migrations are expand-then-contract: docs/operations/upgrades.md).
+        join(env.BENCH_ROOT ?? ROOT, 'services', name.replace(/#\d+$/, ''), 'dist/main.js'),
       ],
       {
         env: { ...process.env, ...env, LOG_LEVEL: 'warn' },

@@ -1,7 +1,7 @@
 /**
  * A run updates its endpoint's row once when the recorder plans the next run with it (nextRunAfter,
  * stored by the record statement), twice when the scheduler plans it (recomputeEndpoints after the
- * record: a failure, a one-shot, response rules, a change waiting). Every update must be HOT (PostgreSQL writes no
+ * record: a failure, a one-shot, response rules that set or end an interval or a pause, a change waiting). Every update must be HOT (PostgreSQL writes no
  * index entry): an index on a column they change, such as the former one on "nextRunAt", makes every
  * such update write an entry into each index of the table (docs/decisions/0021-no-index-on-next-run-at.md):
  * 49 % of these updates were HOT with that index, 99 % without it.
@@ -12,6 +12,7 @@
 import { newIdAt } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import {
+  decideNextRun,
   loadExecutionTarget,
   markScheduleDirty,
   nextRunAfter,
@@ -109,4 +110,73 @@ it('a run whose next run the recorder plans writes its endpoint row once, HOT, a
     [endpointId],
   );
   expect(left[0]).toEqual({ nextRunId: run.id, scheduleVersion: target.scheduleVersion });
+});
+
+it("a run whose response rules leave the schedule alone is planned by the recorder; one that sets or ends a rule's interval is left to the scheduler", async () => {
+  const { accountId, endpointId } = await seedEndpoint((sql, values) => db.pool.query(sql, values));
+  const rules = [
+    { name: 'backlog high', when: { all: [{ path: '$.backlog', op: 'gt', value: 100 }] }, then: { intervalMs: 5000 } },
+  ];
+  await db.pool.query(`UPDATE endpoints SET "baselineIntervalMs" = 1000, rules = $2 WHERE id = $1`, [
+    endpointId,
+    JSON.stringify(rules),
+  ]);
+  const firstAt = new Date(Date.now() - 10_000);
+  const firstId = newIdAt(firstAt);
+  await recomputeEndpoints(
+    db,
+    [endpointId],
+    () => ({ runId: firstId, scheduledAt: firstAt, source: 'baseline-interval' }),
+    async () => undefined,
+  );
+  const nothing = { matched: [], interval: null, pause: null, runEndpoints: [], analyse: false };
+  const interval = {
+    ...nothing,
+    matched: ['backlog high'],
+    interval: { rule: 'backlog high', intervalMs: 5000, expiresAtMs: Date.now() + 60_000 },
+  };
+  /** Records the endpoint's planned run with `outcome`; whether the recorder planned its next run, and the row updates it took. */
+  const recordWith = async (outcome: typeof nothing) => {
+    const target = (await loadExecutionTarget(db, endpointId))!;
+    expect(target.responseRules).not.toBeNull();
+    const run = {
+      ...runOutcome({ accountId, endpointId }, target.nextRunAt!),
+      id: target.nextRunId!,
+      rulesMatched: outcome.matched,
+      ruleOutcome: outcome,
+    };
+    const nextRun = nextRunAfter(target, run, target.scheduleVersion, run.completedAt);
+    const before = await endpointUpdates();
+    const recorded = await recordScheduledRuns(db, [nextRun ? { ...run, nextRun } : run]);
+    expect(recorded.ids.has(run.id)).toBe(true);
+    const updates = (await endpointUpdates()).updates - before.updates;
+    if (recorded.planned.size === 0) {
+      // Left to the scheduler, as its recompute after the run does.
+      await recomputeEndpoints(
+        db,
+        [endpointId],
+        (row) => decideNextRun(row, run.completedAt),
+        async () => undefined,
+      );
+    }
+    return { planned: recorded.planned.size === 1, updates };
+  };
+  const origin = async () =>
+    (
+      await db.pool.query<{ origin: string | null }>(
+        `SELECT "hintIntervalOrigin" AS origin FROM endpoints WHERE id = $1`,
+        [endpointId],
+      )
+    ).rows[0]!.origin;
+
+  // Nothing matched and no rule's interval in force: one write, the next run stored with the run.
+  expect(await recordWith(nothing)).toEqual({ planned: true, updates: 1 });
+  // The interval rule matches: the record sets the hint, the scheduler plans from it.
+  expect(await recordWith(interval)).toEqual({ planned: false, updates: 1 });
+  expect(await origin()).toBe('rule');
+  // The next run no longer matches: the record ends the hint, the scheduler plans again.
+  expect(await recordWith(nothing)).toEqual({ planned: false, updates: 1 });
+  expect(await origin()).toBeNull();
+  // Back on the baseline: the recorder plans again.
+  expect(await recordWith(nothing)).toEqual({ planned: true, updates: 1 });
 });

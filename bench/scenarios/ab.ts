@@ -5,8 +5,9 @@
  * beside its B. BENCH_AB_A / BENCH_AB_B: `NAME=value` overrides of the services' environment,
  * `;`-separated, and three of the benchmark's own: BENCH_NODE_ARGS (Node's and V8's flags for every
  * service; NODE_OPTIONS refuses V8's heap flags) or BENCH_NODE_ARGS_<SERVICE> for one (lib.ts
- * startServices), and BENCH_EXECUTORS. Not the defaults when an override is set: label such a run as
- * tuned.
+ * startServices), BENCH_EXECUTORS, BENCH_ROOT (another checkout's build) and BENCH_RULES=1 (every
+ * endpoint of that variant carries bench/rule-shape.ts's response rules). Not the defaults when a
+ * service's setting is overridden: label such a run as tuned.
  */
 import { ceiling } from '../baselines.js';
 import { single, type Bench } from '../environment.js';
@@ -33,9 +34,11 @@ export async function run({ target, redis }: Bench): Promise<void> {
   const delivered: Record<'A' | 'B', number[]> = { A: [], B: [] };
   for (let round = 1; round <= ROUNDS; round += 1) {
     for (const name of inTurn(round - 1, 'A' as const, 'B' as const)) {
+      const { BENCH_RULES: rules, ...overrides } = variants[name];
       const figures = await kairosScenario(`ab_${name.toLowerCase()}`, load, target, single(redis), {
         ai: false,
-        overrides: variants[name],
+        ...(rules === undefined ? {} : { rules: rules === '1' }),
+        overrides,
       });
       delivered[name].push(figures.delivered);
       report(

@@ -335,17 +335,24 @@ const RULE_SETS = `,
  * Whether the record statement stores a run's next planned run (nextRunAfter planned it from the row
  * as admission read it): only when the row is still that one for the schedule. Its version is the one
  * that ran, no change waits for a recompute (every change marks the row dirty or bumps its version),
- * and the run changes nothing but what nextRunAfter assumed: a success on a healthy endpoint.
+ * and the run changes nothing but what nextRunAfter assumed: a success on a healthy endpoint, and with
+ * response rules, no rule's interval or pause set, renewed or ended (RULE_SETS leaves the hints as read).
  * Evaluated on the row as it is when the update takes it (a recompute holding it first is seen).
  */
-const PLANS_NEXT = `(r."nextRunId" IS NOT NULL AND r.status = 'success' AND e."scheduleVersion" = r."plannedVersion"
-       AND e."scheduleDirtyAt" IS NULL AND e."failureCount" = 0 AND e."failingSince" IS NULL)`;
-const planned = (column: string, value: string) =>
-  `"${column}" = CASE WHEN ${PLANS_NEXT} THEN ${value} ELSE e."${column}" END`;
+const plansNext = (withRules: boolean) =>
+  `(r."nextRunId" IS NOT NULL AND r.status = 'success' AND e."scheduleVersion" = r."plannedVersion"
+       AND e."scheduleDirtyAt" IS NULL AND e."failureCount" = 0 AND e."failingSince" IS NULL${
+         withRules
+           ? `
+       AND r."ruleIntervalMs" IS NULL AND r."rulePauseUntil" IS NULL AND e."hintIntervalOrigin" IS DISTINCT FROM 'rule'`
+           : ''
+       })`;
+const planned = (withRules: boolean, column: string, value: string) =>
+  `"${column}" = CASE WHEN ${plansNext(withRules)} THEN ${value} ELSE e."${column}" END`;
 
 /**
  * The record statement: the runs inserted (insertRunsFromInput) and each inserted run's endpoint
- * advanced, with its next planned run when the recorder could plan it (PLANS_NEXT): then the
+ * advanced, with its next planned run when the recorder could plan it (plansNext): then the
  * scheduler's recompute after the run, a second write of the row, is not needed. RETURNING reads the
  * endpoint's new row: failureCount after this run, and whether the next run was stored.
  */
@@ -361,10 +368,10 @@ const recordStatement = (skipRecorded: boolean, withRules: boolean) => `WITH inp
             "hintOneShotReason" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotReason" END,
             "hintOneShotOrigin" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotOrigin" END,
             "hintOneShotSetAt" = CASE WHEN r.source IN ('ai-oneshot', 'rule') THEN NULL ELSE e."hintOneShotSetAt" END,
-            ${planned('nextRunAt', 'r."nextRunAt"')},
-            ${planned('nextRunId', 'r."nextRunId"')},
-            ${planned('nextRunSource', 'r."nextRunSource"')},
-            ${planned('scheduleVersion', 'e."scheduleVersion" + 1')}
+            ${planned(withRules, 'nextRunAt', 'r."nextRunAt"')},
+            ${planned(withRules, 'nextRunId', 'r."nextRunId"')},
+            ${planned(withRules, 'nextRunSource', 'r."nextRunSource"')},
+            ${planned(withRules, 'scheduleVersion', 'e."scheduleVersion" + 1')}
             ${withRules ? RULE_SETS : ''}
        FROM inserted i JOIN input r ON r.id = i.id
       WHERE e.id = r."endpointId"
@@ -422,9 +429,10 @@ export async function recordScheduledRuns(db: Database, runs: RunOutcome[]): Pro
  * The endpoint's next planned run after `run`, as the scheduler's recompute would decide it
  * (decideNextRun) on the row the record statement leaves, planned from `target` (the row as admission
  * read it), or null when the recorder should leave it to the scheduler: the run failed (backoff and
- * failure transitions), consumed a one-shot, has response rules (they may set hints or pause), the
- * row waits for a recompute or is failing, or nothing is to be planned (the job is not active).
- * The record statement stores it only if the row is still as read (PLANS_NEXT).
+ * failure transitions), consumed a one-shot, its response rules set, renew or end an interval or set a
+ * pause (a rule's interval hint in force ends or goes on with this run either way), the row waits for
+ * a recompute or is failing, or nothing is to be planned (the job is not active). The record
+ * statement stores it only if the row is still as read (plansNext).
  */
 export function nextRunAfter(
   target: ExecutionTarget,
@@ -433,7 +441,8 @@ export function nextRunAfter(
   now: Date,
 ): (RunDecision & { plannedVersion: number }) | null {
   if (run.status !== 'success' || run.source === 'ai-oneshot' || run.source === 'rule') return null;
-  if (target.responseRules !== null || target.scheduleDirty || target.failing || target.failureCount !== 0) return null;
+  if (target.scheduleDirty || target.failing || target.failureCount !== 0) return null;
+  if (target.responseRules !== null && changesSchedule(target, run)) return null;
   if (target.scheduleVersion !== scheduleVersion) return null;
   const after: ScheduleRow = {
     ...target,
@@ -445,6 +454,12 @@ export function nextRunAfter(
   };
   const next = decideNextRun(after, now);
   return next && { ...next, plannedVersion: scheduleVersion };
+}
+
+/** Whether a run's response rules change its endpoint's schedule in the record statement (RULE_SETS). */
+function changesSchedule(target: ExecutionTarget, run: RunOutcome): boolean {
+  const outcome = run.ruleOutcome;
+  return target.hintIntervalOrigin === 'rule' || (!!outcome && (outcome.interval !== null || outcome.pause !== null));
 }
 
 /** One scheduled execution (see recordScheduledRuns). Whether this call recorded it. */

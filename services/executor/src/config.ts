@@ -44,9 +44,9 @@ const schema = z.object({
       "MiB of response the calls and the runs awaiting their record may hold: each reserves its endpoint's maxResponseSizeKb and waits while the budget is taken (docs/decisions/0006-response-memory-budget-100-mib.md).",
     ),
   EXECUTOR_PLAN_NEXT_RUN: booleanFlag
-    .default(false)
+    .default(true)
     .describe(
-      "true: the recorder stores a successful run's next planned run with the run, one write of the endpoint's row instead of two; false (default): the scheduler plans every next run after the run is recorded.",
+      "true (default): the recorder stores a successful run's next planned run with the run, one write of the endpoint's row per run (docs/decisions/0029-one-endpoint-write-per-run.md); false: the scheduler plans every next run after the run is recorded, a second write.",
     ),
   /** Allow calls to private, loopback and link-local addresses (self-hosting on a private network). */
   KAIROS_ALLOW_PRIVATE_TARGETS: booleanFlag

@@ -118,7 +118,7 @@ export interface ExecutorOptions {
   concurrency: number;
   /** The response memory the call slots may reserve between them (MiB; default 100, config.ts). */
   responseMemoryMb?: number;
-  /** The recorder plans a successful run's next run (EXECUTOR_PLAN_NEXT_RUN; default false). */
+  /** The recorder plans a successful run's next run (EXECUTOR_PLAN_NEXT_RUN; default true). */
   planNextRun?: boolean;
   egress: EgressPolicy;
   masterKey: Buffer;
@@ -240,7 +240,7 @@ export class Executor {
           runCompletedForPlanner,
           plannerPresence,
           notificationEvents,
-          planNextRun: options.planNextRun ?? false,
+          planNextRun: options.planNextRun ?? true,
           replan: (endpointIds) => this.scheduleChanges.notify(endpointIds, 'rule-run-endpoint'),
           onChainError: (error) =>
             options.logger.warn('skip: a rule run of another endpoint not started', {
