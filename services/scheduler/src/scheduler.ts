@@ -64,6 +64,12 @@ export interface SchedulerOptions {
  * itself (finishing now), so there is nothing to remove. Absent (a change): the superseded due job
  * is removed.
  */
+/**
+ * How long after its run was recorded a next run the recorder planned is queued as it stands; heard of
+ * later and due already, it is recomputed instead (recomputeAfterRuns).
+ */
+const PLAN_HEARD_LATE_MS = 2000;
+
 export interface RecomputeRequest {
   endpointId: string;
   scheduleVersion?: number;
@@ -234,7 +240,16 @@ export class Scheduler {
    * logged, and its endpoint is repaired by the reconcile sweep like any lost recompute.
    */
   private async recomputeAfterRuns(bullJob: BullJob<RunsCompletedPayload>): Promise<void> {
-    const runs = completedRunsOf(bullJob.data);
+    const nowMs = this.now().getTime();
+    // A plan heard of late (this scheduler was stopped or far behind) and due already: slots may have
+    // passed since the recorder made it, so the endpoint's missed-runs policy decides again now, and
+    // a due job the reconcile sweep may have re-added for that plan goes (the plan is superseded).
+    const late = nowMs - bullJob.timestamp > PLAN_HEARD_LATE_MS;
+    const runs = completedRunsOf(bullJob.data).map((run) => {
+      if (!late || !run.planned || run.planned.scheduledAtMs >= nowMs) return run;
+      const { planned: _planned, scheduleVersion: _ran, ...recomputed } = run;
+      return recomputed;
+    });
     // Runs whose next run the recorder stored with them: the row is current, only the due job is
     // missing (no row lock: a due job of a version a later change superseded is dropped as stale by
     // the executor, and the job id dedupes a retried add). One write of the row per execution.
