@@ -9,7 +9,7 @@
  * The real statements run on a one-connection pool, so that backend's table counters can be flushed
  * (pg_stat_force_next_flush, PostgreSQL 15) and read back without waiting for the stats interval.
  */
-import { newIdAt } from '@kairos/core';
+import { newIdAt, type RuleOutcome } from '@kairos/core';
 import { type Database } from '@kairos/db';
 import {
   decideNextRun,
@@ -129,14 +129,14 @@ it("a run whose response rules leave the schedule alone is planned by the record
     () => ({ runId: firstId, scheduledAt: firstAt, source: 'baseline-interval' }),
     async () => undefined,
   );
-  const nothing = { matched: [], interval: null, pause: null, runEndpoints: [], analyse: false };
+  const nothing: RuleOutcome = { matched: [], interval: null, pause: null, runEndpoints: [], analyse: false };
   const interval = {
     ...nothing,
     matched: ['backlog high'],
     interval: { rule: 'backlog high', intervalMs: 5000, expiresAtMs: Date.now() + 60_000 },
   };
   /** Records the endpoint's planned run with `outcome`; whether the recorder planned its next run, and the row updates it took. */
-  const recordWith = async (outcome: typeof nothing) => {
+  const recordWith = async (outcome: RuleOutcome) => {
     const target = (await loadExecutionTarget(db, endpointId))!;
     expect(target.responseRules).not.toBeNull();
     const run = {

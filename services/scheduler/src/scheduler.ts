@@ -24,13 +24,14 @@ import {
   scheduleChangePayload,
   currentTraceparent,
   traceContextOf,
+  type RunCompletedPayload,
   type RunsCompletedPayload,
   type QueueShards,
   type RedisConnection,
   type ScheduleChangePayload,
 } from '@kairos/queue';
 import { GroupCommit, ItemFailure, isItemFailure, type Logger } from '@kairos/runtime';
-import { Worker, type Job as BullJob } from 'bullmq';
+import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import { DueQueue } from './due-queue.js';
 
 import { Reconciler } from './reconcile.js';
@@ -69,6 +70,10 @@ export interface SchedulerOptions {
  * later and due already, it is recomputed instead (recomputeAfterRuns).
  */
 const PLAN_HEARD_LATE_MS = 2000;
+
+/** How long the start's reconcile sweep waits for the completed runs queued while no scheduler ran. */
+const BACKLOG_WAIT_MS = 10_000;
+const BACKLOG_POLL_MS = 50;
 
 export interface RecomputeRequest {
   endpointId: string;
@@ -229,6 +234,7 @@ export class Scheduler {
       worker.on('error', (error) => logger.error('worker error', { queue: worker.name, error: error.message }));
     }
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
+    await this.backlogHeard();
     await this.reconciler.start();
     if (this.options.retentionIntervalMs) await this.retention.start();
   }
@@ -245,7 +251,7 @@ export class Scheduler {
     // passed since the recorder made it, so the endpoint's missed-runs policy decides again now, and
     // a due job the reconcile sweep may have re-added for that plan goes (the plan is superseded).
     const late = nowMs - bullJob.timestamp > PLAN_HEARD_LATE_MS;
-    const runs = completedRunsOf(bullJob.data).map((run) => {
+    const runs = completedRunsOf(bullJob.data).map((run): RunCompletedPayload => {
       if (!late || !run.planned || run.planned.scheduledAtMs >= nowMs) return run;
       const { planned: _planned, scheduleVersion: _ran, ...recomputed } = run;
       return recomputed;
@@ -289,6 +295,32 @@ export class Scheduler {
     ]);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected');
     if (failed) throw failed.reason;
+  }
+
+  /**
+   * Waits (at most BACKLOG_WAIT_MS) until no run-completed job waits or runs: the plans the recorder
+   * stored while no scheduler ran are then queued or, heard late, recomputed (recomputeAfterRuns)
+   * before the start's reconcile sweep could re-add one as it stands (overdue, it would run the first
+   * missed slot before the endpoint's missed-runs policy decides). Redis emptied: nothing waits.
+   */
+  private async backlogHeard(): Promise<void> {
+    const connection = this.connect();
+    const queues = allShards(this.options.shards ?? SINGLE_SHARD).map(
+      (shard) => new Queue(QUEUES.runCompleted, { connection, prefix: shardPrefix(this.options.prefix, shard) }),
+    );
+    try {
+      const deadline = Date.now() + BACKLOG_WAIT_MS;
+      while (Date.now() < deadline) {
+        const counts = await Promise.all(queues.map((queue) => queue.getJobCounts('waiting', 'active', 'prioritized')));
+        if (counts.every((count) => Object.values(count).every((value) => value === 0))) return;
+        await new Promise((resolve) => setTimeout(resolve, BACKLOG_POLL_MS));
+      }
+      this.options.logger.warn('reconcile sweep started with completed runs still queued', {
+        waitedMs: BACKLOG_WAIT_MS,
+      });
+    } finally {
+      await Promise.all(queues.map((queue) => queue.close()));
+    }
   }
 
   async close(): Promise<void> {
