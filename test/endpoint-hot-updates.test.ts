@@ -35,6 +35,17 @@ async function endpointUpdates(): Promise<{ updates: number; hot: number }> {
   return { updates: Number(rows[0]!.updates), hot: Number(rows[0]!.hot) };
 }
 
+/** Plans the endpoint's run at `at` as the scheduler's recompute stores it. */
+async function planRun(endpointId: string, at: Date): Promise<void> {
+  const runId = newIdAt(at);
+  await recomputeEndpoints(
+    db,
+    [endpointId],
+    () => ({ runId, scheduledAt: at, source: 'baseline-interval' }),
+    async () => undefined,
+  );
+}
+
 it('the two per-run updates of an endpoint row are HOT', async () => {
   const { accountId, endpointId } = await seedEndpoint((sql, values) => db.pool.query(sql, values));
   const before = await endpointUpdates();
@@ -71,13 +82,7 @@ it('a run whose next run the recorder plans writes its endpoint row once, HOT, a
   const { accountId, endpointId } = await seedEndpoint((sql, values) => db.pool.query(sql, values));
   await db.pool.query(`UPDATE endpoints SET "baselineIntervalMs" = 1000 WHERE id = $1`, [endpointId]);
   const firstAt = new Date(Date.now() - RUNS * 1000);
-  const firstId = newIdAt(firstAt);
-  await recomputeEndpoints(
-    db,
-    [endpointId],
-    () => ({ runId: firstId, scheduledAt: firstAt, source: 'baseline-interval' }),
-    async () => undefined,
-  );
+  await planRun(endpointId, firstAt);
   const before = await endpointUpdates();
   for (let index = 0; index < RUNS; index += 1) {
     const target = (await loadExecutionTarget(db, endpointId))!;
@@ -121,14 +126,7 @@ it("a run whose response rules leave the schedule alone is planned by the record
     endpointId,
     JSON.stringify(rules),
   ]);
-  const firstAt = new Date(Date.now() - 10_000);
-  const firstId = newIdAt(firstAt);
-  await recomputeEndpoints(
-    db,
-    [endpointId],
-    () => ({ runId: firstId, scheduledAt: firstAt, source: 'baseline-interval' }),
-    async () => undefined,
-  );
+  await planRun(endpointId, new Date(Date.now() - 10_000));
   const nothing: RuleOutcome = { matched: [], interval: null, pause: null, runEndpoints: [], analyse: false };
   const interval = {
     ...nothing,

@@ -236,17 +236,23 @@ it('finds the api request, recompute, execution, outbound call and planner pass 
       ).toBeGreaterThan(0);
     }
 
-    // The next execution is planned by the recompute after this run: a new trace, linked to the run.
-    const next = await waitFor(
-      'a recompute after the run, linked to it',
+    // The next execution was planned by the recorder with this run (its due job queued without a
+    // recompute: docs/decisions/0029-one-endpoint-write-per-run.md) and starts a trace of its own.
+    const nextCall = await waitFor(
+      'the next call of the endpoint, in another trace',
       () =>
         receiver.spans.find(
-          (span) => span.name === 'process run-completed' && span.links.some((link) => link.spanId === due.spanId),
+          (span) =>
+            span.kind === 3 && span.attributes['kairos.endpoint.id'] === endpointId && span.traceId !== created.traceId,
         ),
       30_000,
     );
-    expect(next.traceId).not.toBe(created.traceId);
-    expect(next.parentSpanId).toBe('');
+    const nextDue = await waitFor(
+      'its parent',
+      () => receiver.spans.find((span) => span.spanId === nextCall.parentSpanId),
+      30_000,
+    );
+    expect(nextDue).toMatchObject({ service: 'kairos-executor', name: 'process due', parentSpanId: '' });
 
     // The target received the call span's context (its own tracing would join this trace); every
     // later call too, each its own; the opted-out endpoint's calls carried none.
