@@ -12,6 +12,7 @@
  *  - several replicas are safe: they compete for queue jobs, and the row lock orders their work.
  * The reconcile sweep (reconcile.ts) repairs whatever Redis lost.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '@kairos/db';
 import { decideNextRun, recomputeEndpoints } from '@kairos/db/system';
 import {
@@ -60,12 +61,6 @@ export interface SchedulerOptions {
 }
 
 /**
- * One endpoint to recompute. `scheduleVersion`: the version of the planned run that just ran
- * (run-completed's field, same name); when the row still has it, the queued due job is that run
- * itself (finishing now), so there is nothing to remove. Absent (a change): the superseded due job
- * is removed.
- */
-/**
  * How long after its run was recorded a next run the recorder planned is queued as it stands; heard of
  * later and due already, it is recomputed instead (recomputeAfterRuns).
  */
@@ -75,6 +70,12 @@ const PLAN_HEARD_LATE_MS = 2000;
 const BACKLOG_WAIT_MS = 10_000;
 const BACKLOG_POLL_MS = 50;
 
+/**
+ * One endpoint to recompute. `scheduleVersion`: the version of the planned run that just ran
+ * (run-completed's field, same name); when the row still has it, the queued due job is that run
+ * itself (finishing now), so there is nothing to remove. Absent (a change): the superseded due job
+ * is removed.
+ */
 export interface RecomputeRequest {
   endpointId: string;
   scheduleVersion?: number;
@@ -140,10 +141,17 @@ export class Scheduler {
     });
   }
 
+  /** A connection kept until close. */
   private connect(): RedisConnection {
+    const connection = this.open();
+    this.connections.push(connection);
+    return connection;
+  }
+
+  /** A connection whose errors are logged; its user disconnects it. */
+  private open(): RedisConnection {
     const connection = this.options.connect();
     connection.on('error', (error) => this.options.logger.warn('redis connection error', { error: error.message }));
-    this.connections.push(connection);
     return connection;
   }
 
@@ -304,7 +312,8 @@ export class Scheduler {
    * missed slot before the endpoint's missed-runs policy decides). Redis emptied: nothing waits.
    */
   private async backlogHeard(): Promise<void> {
-    const connection = this.connect();
+    // A connection for the start only, closed below.
+    const connection = this.open();
     const queues = allShards(this.options.shards ?? SINGLE_SHARD).map(
       (shard) => new Queue(QUEUES.runCompleted, { connection, prefix: shardPrefix(this.options.prefix, shard) }),
     );
@@ -313,13 +322,14 @@ export class Scheduler {
       while (Date.now() < deadline) {
         const counts = await Promise.all(queues.map((queue) => queue.getJobCounts('waiting', 'active', 'prioritized')));
         if (counts.every((count) => Object.values(count).every((value) => value === 0))) return;
-        await new Promise((resolve) => setTimeout(resolve, BACKLOG_POLL_MS));
+        await sleep(BACKLOG_POLL_MS);
       }
       this.options.logger.warn('reconcile sweep started with completed runs still queued', {
         waitedMs: BACKLOG_WAIT_MS,
       });
     } finally {
       await Promise.all(queues.map((queue) => queue.close()));
+      connection.disconnect();
     }
   }
 
