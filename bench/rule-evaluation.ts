@@ -6,6 +6,8 @@
  *    services/executor/src/response-rules.ts does for every call; and an endpoint without rules.
  * 2. The path and the comparison: the hand-written resolver (packages/core/src/rules/path.ts)
  *    against jsonpath-plus, and dequal (conditions.ts uses it) against a hand-written comparison.
+ * 3. The recorder's plan of a success's next run (nextRunAfter, packages/db/src/executions.ts), which
+ *    the executor makes beside the rules for every successful scheduled run.
  * Each figure is the median of five rounds of N calls, in µs per call. Results: docs/benchmarks.md.
  */
 import {
@@ -16,6 +18,7 @@ import {
   resolvePath,
   type ResponseRulesConfig,
 } from '@kairos/core';
+import { nextRunAfter, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
 import { dequal } from 'dequal/lite';
 import { JSONPath } from 'jsonpath-plus';
 import { BENCH_RESPONSE_RULES } from './rule-shape.js';
@@ -106,3 +109,73 @@ const left = { name: 'orders', depth: 12, tags: ['a', 'b'] };
 const right = { name: 'orders', depth: 12, tags: ['a', 'b'] };
 measure('equality of a small object: hand-written', () => jsonEqual(left, right));
 measure('equality of a small object: dequal/lite', () => dequal(left, right));
+
+/** An endpoint at a 1 s interval, healthy, its last run 1 s ago: what admission reads for it. */
+const plannedAt = new Date();
+const target: ExecutionTarget = {
+  id: '0195a3c0-0000-7000-8000-000000000001',
+  accountId: '0195a3c0-0000-7000-8000-000000000002',
+  jobStatus: 'active',
+  archivedAt: null,
+  scheduleVersion: 7,
+  nextRunId: '0195a3c0-0000-7000-8000-000000000003',
+  nextRunAt: plannedAt,
+  nextRunSource: 'baseline-interval',
+  pausedUntil: null,
+  url: 'http://127.0.0.1:8080/health',
+  method: 'GET',
+  headers: null,
+  sealedHeaders: null,
+  body: null,
+  timeoutMs: 30_000,
+  maxResponseSizeKb: 256,
+  retry: null,
+  propagateTrace: false,
+  lastRunAt: new Date(plannedAt.getTime() - 1000),
+  lastScheduledAt: new Date(plannedAt.getTime() - 1000),
+  encryptedSigningKey: null,
+  encryptedPreviousSigningKey: null,
+  previousSigningKeyExpiresAt: null,
+  tier: 'pro',
+  quotaOverrides: null,
+  aiSchedulingEnabled: false,
+  accountDisabled: false,
+  hostLimits: null,
+  responseRules: null,
+  hintIntervalOrigin: null,
+  hintOneShotOrigin: null,
+  jitterMs: 0,
+  scheduleDirty: false,
+  failing: false,
+  baselineIntervalMs: 1000,
+  baselineCron: null,
+  timezone: 'UTC',
+  minIntervalMs: null,
+  maxIntervalMs: null,
+  failureCount: 0,
+  createdAt: new Date(plannedAt.getTime() - 3_600_000),
+  hintIntervalMs: null,
+  hintIntervalExpiresAt: null,
+  hintOneShotAt: null,
+  hintOneShotExpiresAt: null,
+  missedRuns: null,
+  activeFrom: null,
+  activeUntil: null,
+  blackouts: null,
+};
+const succeeded: RunOutcome = {
+  ...run,
+  id: target.nextRunId!,
+  accountId: target.accountId,
+  endpointId: target.id,
+  source: 'baseline-interval',
+  scheduledAt: plannedAt,
+  startedAt: new Date(plannedAt.getTime() + 2),
+  completedAt: new Date(plannedAt.getTime() + 37),
+  responseBodyAltered: false,
+  responseSizeBytes: 160,
+  attempt: 1,
+};
+measure("nextRunAfter: a success's next run (1 s interval)", () =>
+  nextRunAfter(target, succeeded, target.scheduleVersion, new Date()),
+);
