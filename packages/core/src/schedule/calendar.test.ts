@@ -2,36 +2,14 @@ import { findCalendarHold } from './calendar.js';
 import { computeJitteredNextRun, jitterOffsetMs } from './jitter.js';
 import { computeNextRun, type ScheduleInput } from './next-run.js';
 import { computeUpcomingRuns } from './upcoming.js';
-
-/** 'HH:MM' or 'HH:MM:SS' on 2025-01-15 UTC; or a full ISO string. */
-const t = (time: string): Date => new Date(time.includes('T') ? time : `2025-01-15T${time.padEnd(8, ':00')}Z`);
-
-function buildInput(overrides: Partial<ScheduleInput> = {}): ScheduleInput {
-  return {
-    baselineIntervalMs: 60_000,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    failureCount: 0,
-    lastScheduledAt: null,
-    lastRunAt: null,
-    createdAt: t('12:00'),
-    pausedUntil: null,
-    hintIntervalMs: null,
-    hintIntervalExpiresAt: null,
-    hintOneShotAt: null,
-    hintOneShotExpiresAt: null,
-    ...overrides,
-  };
-}
+import { scheduleInput, t } from '../../../../test/schedule-input.js';
 
 const ranAt = (time: string): Partial<ScheduleInput> => ({ lastScheduledAt: t(time), lastRunAt: t(time) });
 const window = (from: string, to: string) => ({ from: t(from).toISOString(), to: t(to).toISOString() });
 
 describe('calendar windows on an interval baseline', () => {
   it('a window holds the slots inside it: the next run is the first slot after its end, and names it', () => {
-    const input = buildInput({ ...ranAt('12:02'), blackouts: [window('12:02:30', '12:05:10')] });
+    const input = scheduleInput({ ...ranAt('12:02'), blackouts: [window('12:02:30', '12:05:10')] });
     const next = computeNextRun(input, t('12:02'))!;
     expect(next.nextRunAt).toEqual(t('12:06'));
     expect(next.source).toBe('baseline-interval');
@@ -39,14 +17,14 @@ describe('calendar windows on an interval baseline', () => {
   });
 
   it('a run may start at the very end of a window (windows are half-open)', () => {
-    const input = buildInput({ ...ranAt('12:02'), blackouts: [window('12:02:30', '12:04')] });
+    const input = scheduleInput({ ...ranAt('12:02'), blackouts: [window('12:02:30', '12:04')] });
     expect(computeNextRun(input, t('12:02'))!.nextRunAt).toEqual(t('12:04'));
   });
 
   it('without a calendar, or with windows elsewhere, the run and its explanation are as before', () => {
-    const plain = computeNextRun(buildInput(ranAt('12:02')), t('12:02'))!;
+    const plain = computeNextRun(scheduleInput(ranAt('12:02')), t('12:02'))!;
     const elsewhere = computeNextRun(
-      buildInput({ ...ranAt('12:02'), blackouts: [window('13:00', '14:00')] }),
+      scheduleInput({ ...ranAt('12:02'), blackouts: [window('13:00', '14:00')] }),
       t('12:02'),
     )!;
     expect(elsewhere).toEqual(plain);
@@ -54,7 +32,7 @@ describe('calendar windows on an interval baseline', () => {
   });
 
   it('overlapping and back-to-back windows: the run waits for the last of them, which it names', () => {
-    const input = buildInput({
+    const input = scheduleInput({
       ...ranAt('12:02'),
       blackouts: [window('12:02:30', '12:04:30'), window('12:04:00', '12:06:30'), window('12:06:30', '12:07:30')],
     });
@@ -65,14 +43,14 @@ describe('calendar windows on an interval baseline', () => {
 
   it('an overdue run while a window is open waits for the window to end', () => {
     // Down since 12:02; now 12:10:20, inside a window until 12:12:30: not now, but the first slot after it.
-    const input = buildInput({ ...ranAt('12:02'), blackouts: [window('12:10', '12:12:30')] });
+    const input = scheduleInput({ ...ranAt('12:02'), blackouts: [window('12:10', '12:12:30')] });
     expect(computeNextRun(input, t('12:10:20'))!.nextRunAt).toEqual(t('12:13'));
     // Once the window is over, the missed slots collapse into one run, at once.
     expect(computeNextRun(input, t('12:14:20'))!.nextRunAt).toEqual(t('12:14'));
   });
 
   it('a window wins over the max clamp', () => {
-    const input = buildInput({
+    const input = scheduleInput({
       baselineIntervalMs: 600_000,
       maxIntervalMs: 120_000,
       ...ranAt('12:00'),
@@ -82,7 +60,7 @@ describe('calendar windows on an interval baseline', () => {
   });
 
   it('a recurring window on an interval: every 10 minutes for 3 minutes', () => {
-    const input = buildInput({ blackouts: [{ cron: '*/10 * * * *', durationMs: 180_000 }] });
+    const input = scheduleInput({ blackouts: [{ cron: '*/10 * * * *', durationMs: 180_000 }] });
     const runs = computeUpcomingRuns({ ...input, jitterMs: 0 }, 12, t('12:00:30')).map((run) => run.at);
     // 12:00 (creation) falls in 12:00-12:03: the first run is 12:03, then 12:04 ... 12:09, 12:13 ...
     expect(runs).toEqual(
@@ -96,7 +74,7 @@ describe('calendar windows on an interval baseline', () => {
 describe('calendar windows on a cron baseline, across a DST change', () => {
   // Every hour on the hour in New York, with a blackout every night from 01:00 for two hours of real time.
   const newYork = (overrides: Partial<ScheduleInput>) =>
-    buildInput({
+    scheduleInput({
       baselineIntervalMs: null,
       baselineCron: '0 * * * *',
       timezone: 'America/New_York',
@@ -139,7 +117,7 @@ describe('calendar windows on a cron baseline, across a DST change', () => {
 
 describe('hints and pauses inside a window', () => {
   it("a one-shot hint's time inside a window moves to the window's end", () => {
-    const input = buildInput({
+    const input = scheduleInput({
       ...ranAt('12:00'),
       baselineIntervalMs: 3_600_000,
       hintOneShotAt: t('12:03'),
@@ -153,7 +131,7 @@ describe('hints and pauses inside a window', () => {
   });
 
   it('a one-shot moved to or past its expiry does not apply: the baseline runs after the window', () => {
-    const input = buildInput({
+    const input = scheduleInput({
       ...ranAt('12:00'),
       baselineIntervalMs: 120_000,
       hintOneShotAt: t('12:01'),
@@ -167,7 +145,7 @@ describe('hints and pauses inside a window', () => {
   });
 
   it("an interval hint's slot inside a window moves to the hint's first slot after it", () => {
-    const input = buildInput({
+    const input = scheduleInput({
       ...ranAt('12:00'),
       baselineIntervalMs: 600_000,
       hintIntervalMs: 90_000,
@@ -180,7 +158,11 @@ describe('hints and pauses inside a window', () => {
   });
 
   it("a pause ending inside a window ends at the window's end", () => {
-    const input = buildInput({ ...ranAt('12:00'), pausedUntil: t('12:10'), blackouts: [window('12:09', '12:12:15')] });
+    const input = scheduleInput({
+      ...ranAt('12:00'),
+      pausedUntil: t('12:10'),
+      blackouts: [window('12:09', '12:12:15')],
+    });
     const next = computeNextRun(input, t('12:01'))!;
     expect(next.nextRunAt).toEqual(t('12:12:15'));
     expect(next.explanation.rule).toBe('paused');
@@ -190,14 +172,14 @@ describe('hints and pauses inside a window', () => {
 
 describe('the active period', () => {
   it('no run before activeFrom: the first slot at or after it, named as the hold', () => {
-    const input = buildInput({ activeFrom: t('12:10:30') });
+    const input = scheduleInput({ activeFrom: t('12:10:30') });
     const next = computeNextRun(input, t('12:00'))!;
     expect(next.nextRunAt).toEqual(t('12:11'));
     expect(next.explanation.calendar).toEqual({ kind: 'activeFrom', from: null, to: t('12:10:30') });
   });
 
   it('a cron endpoint starts at its first time at or after activeFrom', () => {
-    const input = buildInput({
+    const input = scheduleInput({
       baselineIntervalMs: null,
       baselineCron: '0 9 * * *',
       activeFrom: t('2025-01-20T00:00:00Z'),
@@ -206,7 +188,7 @@ describe('the active period', () => {
   });
 
   it('no run at or after activeUntil: the last slot before it runs, then none', () => {
-    const input = buildInput({ activeUntil: t('12:03') });
+    const input = scheduleInput({ activeUntil: t('12:03') });
     expect(computeNextRun({ ...input, ...ranAt('12:01') }, t('12:01'))!.nextRunAt).toEqual(t('12:02'));
     expect(computeNextRun({ ...input, ...ranAt('12:02') }, t('12:02'))).toBeNull();
     const runs = computeUpcomingRuns({ ...input, ...ranAt('12:00'), jitterMs: 0 }, 10, t('12:00'));
@@ -214,7 +196,11 @@ describe('the active period', () => {
   });
 
   it('a window reaching past activeUntil leaves no run', () => {
-    const input = buildInput({ ...ranAt('12:00'), activeUntil: t('12:05'), blackouts: [window('12:00:30', '12:06')] });
+    const input = scheduleInput({
+      ...ranAt('12:00'),
+      activeUntil: t('12:05'),
+      blackouts: [window('12:00:30', '12:06')],
+    });
     expect(computeNextRun(input, t('12:00'))).toBeNull();
   });
 
@@ -223,7 +209,7 @@ describe('the active period', () => {
       { cron: '0 * * * *', durationMs: 1_800_000 },
       { cron: '30 * * * *', durationMs: 1_800_000 },
     ];
-    expect(computeNextRun(buildInput({ ...ranAt('12:00'), blackouts }), t('12:00'))).toBeNull();
+    expect(computeNextRun(scheduleInput({ ...ranAt('12:00'), blackouts }), t('12:00'))).toBeNull();
   });
 });
 
@@ -235,7 +221,7 @@ describe('jitter and windows', () => {
     expect(offset).toBeGreaterThan(1); // the case needs a real offset
     // The window opens 1 ms after the planned time: any offset would land inside it.
     const input = {
-      ...buildInput({ ...ranAt('12:00'), blackouts: [window('12:01:00.001', '12:01:45')] }),
+      ...scheduleInput({ ...ranAt('12:00'), blackouts: [window('12:01:00.001', '12:01:45')] }),
       jitterMs,
       lastScheduledRunId: null,
       lastScheduledRunSource: null,

@@ -9,31 +9,14 @@ import {
   plannedAnchor,
   type JitteredRun,
 } from './jitter.js';
+import { scheduleInput, t } from '../../../../test/schedule-input.js';
 
-/** 'HH:MM' or 'HH:MM:SS' on 2025-01-15 UTC (no DST in UTC); or a full ISO string. */
-const t = (time: string): Date => new Date(time.includes('T') ? time : `2025-01-15T${time.padEnd(8, ':00')}Z`);
 const SEC = 1000;
 const MIN = 60 * SEC;
 
-function buildInput(overrides: Partial<ScheduleInput> = {}): ScheduleInput {
-  return {
-    baselineIntervalMs: 10 * MIN,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    failureCount: 0,
-    lastScheduledAt: null,
-    lastRunAt: null,
-    createdAt: t('12:00'),
-    pausedUntil: null,
-    hintIntervalMs: null,
-    hintIntervalExpiresAt: null,
-    hintOneShotAt: null,
-    hintOneShotExpiresAt: null,
-    ...overrides,
-  };
-}
+/** An endpoint at a 10 min interval. */
+const buildInput = (overrides: Partial<ScheduleInput> = {}): ScheduleInput =>
+  scheduleInput({ baselineIntervalMs: 10 * MIN, ...overrides });
 
 const RUN_ID = '01937a6e-0000-7000-8000-000000000001';
 const OTHER_RUN_ID = '01937a6e-0000-7000-8000-000000000002';

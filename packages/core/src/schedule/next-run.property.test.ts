@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { computeNextRun } from './next-run.js';
 import type { NextRun, ScheduleInput } from './next-run.js';
+import { scheduleInput } from '../../../../test/schedule-input.js';
 
 const SECOND_MS = 1000;
 const MINUTE_MS = 60 * SECOND_MS;
@@ -301,22 +302,7 @@ describe('computeNextRun under random operation', () => {
         fc.array(fc.double({ min: 0, max: 0.99, noNaN: true }), { minLength: 1, maxLength: 50 }),
         (intervalMs, latenessFractions) => {
           const createdAt = new Date('2025-01-15T12:00:00Z');
-          let input: ScheduleInput = {
-            baselineIntervalMs: intervalMs,
-            baselineCron: null,
-            timezone: 'UTC',
-            minIntervalMs: null,
-            maxIntervalMs: null,
-            failureCount: 0,
-            lastScheduledAt: null,
-            lastRunAt: null,
-            createdAt,
-            pausedUntil: null,
-            hintIntervalMs: null,
-            hintIntervalExpiresAt: null,
-            hintOneShotAt: null,
-            hintOneShotExpiresAt: null,
-          };
+          let input = scheduleInput({ baselineIntervalMs: intervalMs, createdAt });
           let now = createdAt;
           latenessFractions.forEach((fraction, index) => {
             const next = computeNextRun(input, now)!;

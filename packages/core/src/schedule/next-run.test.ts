@@ -1,29 +1,7 @@
 import { AppError } from '../errors.js';
 import { computeNextRun } from './next-run.js';
 import type { NextRun, RunSource, ScheduleInput, ScheduleRule } from './next-run.js';
-
-/** 'HH:MM' or 'HH:MM:SS' on 2025-01-15 UTC; or a full ISO string. */
-const t = (time: string): Date => new Date(time.includes('T') ? time : `2025-01-15T${time.padEnd(8, ':00')}Z`);
-
-function buildInput(overrides: Partial<ScheduleInput> = {}): ScheduleInput {
-  return {
-    baselineIntervalMs: 60_000,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    failureCount: 0,
-    lastScheduledAt: null,
-    lastRunAt: null,
-    createdAt: t('12:00'),
-    pausedUntil: null,
-    hintIntervalMs: null,
-    hintIntervalExpiresAt: null,
-    hintOneShotAt: null,
-    hintOneShotExpiresAt: null,
-    ...overrides,
-  };
-}
+import { scheduleInput, t } from '../../../../test/schedule-input.js';
 
 /** A run that was planned at `scheduled` and started at `started`. */
 const ranAt = (scheduled: string, started: string): Partial<ScheduleInput> => ({
@@ -48,7 +26,7 @@ type Row = [string, Partial<ScheduleInput>, string, NextRun];
 
 const cases = (rows: Row[]) =>
   it.each(rows)('%s', (_name, overrides, now, result) => {
-    expect(computeNextRun(buildInput(overrides), t(now))).toEqual(result);
+    expect(computeNextRun(scheduleInput(overrides), t(now))).toEqual(result);
   });
 
 describe('computeNextRun: baseline interval (rule 5)', () => {
@@ -111,7 +89,7 @@ describe('computeNextRun: baseline interval (rule 5)', () => {
     [5, 32, '12:32'],
     [9, 32, '12:32'],
   ])('failureCount %i multiplies the interval by %i', (failureCount, multiplier, nextRunAt) => {
-    const input = buildInput({ ...ranAt('12:00', '12:00:01'), failureCount });
+    const input = scheduleInput({ ...ranAt('12:00', '12:00:01'), failureCount });
     expect(computeNextRun(input, t('12:00:02'))).toEqual(
       expected(nextRunAt, 'baseline-interval', 'interval', { backoffMultiplier: multiplier }),
     );
@@ -537,7 +515,7 @@ describe('computeNextRun: invalid input', () => {
   ])('%s throws VALIDATION_ERROR', (_name, overrides) => {
     let thrown: unknown = null;
     try {
-      computeNextRun(buildInput(overrides), t('12:00'));
+      computeNextRun(scheduleInput(overrides), t('12:00'));
     } catch (error) {
       thrown = error;
     }

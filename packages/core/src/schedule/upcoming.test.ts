@@ -1,25 +1,20 @@
 import { backoffMultiplier } from './backoff.js';
 import { computeNextRun, type ScheduleInput } from './next-run.js';
 import { computeUpcomingRuns, UPCOMING_MAX_COUNT } from './upcoming.js';
+import { scheduleInput } from '../../../../test/schedule-input.js';
 
 const at = (iso: string) => new Date(iso);
 
-function buildInput(overrides: Partial<ScheduleInput> = {}): ScheduleInput & { jitterMs: number } {
+/** An endpoint at a 60 s interval, created at 11:00, its last run at 12:00, no jitter. */
+function buildInput(
+  overrides: Partial<ScheduleInput & { jitterMs: number }> = {},
+): ScheduleInput & { jitterMs: number } {
   return {
-    baselineIntervalMs: 60_000,
-    baselineCron: null,
-    timezone: 'UTC',
-    minIntervalMs: null,
-    maxIntervalMs: null,
-    failureCount: 0,
-    lastScheduledAt: at('2025-01-15T12:00:00Z'),
-    lastRunAt: at('2025-01-15T12:00:00Z'),
-    createdAt: at('2025-01-15T11:00:00Z'),
-    pausedUntil: null,
-    hintIntervalMs: null,
-    hintIntervalExpiresAt: null,
-    hintOneShotAt: null,
-    hintOneShotExpiresAt: null,
+    ...scheduleInput({
+      lastScheduledAt: at('2025-01-15T12:00:00Z'),
+      lastRunAt: at('2025-01-15T12:00:00Z'),
+      createdAt: at('2025-01-15T11:00:00Z'),
+    }),
     jitterMs: 0,
     ...overrides,
   };
