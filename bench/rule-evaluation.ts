@@ -18,9 +18,10 @@ import {
   resolvePath,
   type ResponseRulesConfig,
 } from '@kairos/core';
-import { nextRunAfter, type ExecutionTarget, type RunOutcome } from '@kairos/db/system';
+import { nextRunAfter, type ExecutionTarget } from '@kairos/db/system';
 import { dequal } from 'dequal/lite';
 import { JSONPath } from 'jsonpath-plus';
+import { runOutcome } from '../test/runs-fixtures.js';
 import { BENCH_RESPONSE_RULES } from './rule-shape.js';
 
 const ROUNDS = 5;
@@ -163,18 +164,10 @@ const target: ExecutionTarget = {
   activeUntil: null,
   blackouts: null,
 };
-const succeeded: RunOutcome = {
-  ...run,
+/** The planned run, recorded a success. */
+const succeeded = {
+  ...runOutcome({ accountId: target.accountId, endpointId: target.id }, plannedAt),
   id: target.nextRunId!,
-  accountId: target.accountId,
-  endpointId: target.id,
-  source: 'baseline-interval',
-  scheduledAt: plannedAt,
-  startedAt: new Date(plannedAt.getTime() + 2),
-  completedAt: new Date(plannedAt.getTime() + 37),
-  responseBodyAltered: false,
-  responseSizeBytes: 160,
-  attempt: 1,
 };
 measure("nextRunAfter: a success's next run (1 s interval)", () =>
   nextRunAfter(target, succeeded, target.scheduleVersion, new Date()),

@@ -35,8 +35,8 @@ async function endpointUpdates(): Promise<{ updates: number; hot: number }> {
   return { updates: Number(rows[0]!.updates), hot: Number(rows[0]!.hot) };
 }
 
-/** Plans the endpoint's run at `at` as the scheduler's recompute stores it. */
-async function planRun(endpointId: string, at: Date): Promise<void> {
+/** Plans the endpoint's run at `at` as the scheduler's recompute stores it; its run id. */
+async function planRun(endpointId: string, at: Date): Promise<string> {
   const runId = newIdAt(at);
   await recomputeEndpoints(
     db,
@@ -44,6 +44,7 @@ async function planRun(endpointId: string, at: Date): Promise<void> {
     () => ({ runId, scheduledAt: at, source: 'baseline-interval' }),
     async () => undefined,
   );
+  return runId;
 }
 
 it('the two per-run updates of an endpoint row are HOT', async () => {
@@ -51,13 +52,7 @@ it('the two per-run updates of an endpoint row are HOT', async () => {
   const before = await endpointUpdates();
   let scheduledAt = new Date(Date.now() - RUNS * 1000);
   for (let index = 0; index < RUNS; index += 1) {
-    const runId = newIdAt(scheduledAt);
-    await recomputeEndpoints(
-      db,
-      [endpointId],
-      () => ({ runId, scheduledAt, source: 'baseline-interval' }),
-      async () => undefined,
-    );
+    const runId = await planRun(endpointId, scheduledAt);
     const recorded = await recordScheduledRuns(db, [
       {
         ...runOutcome({ accountId, endpointId }, scheduledAt),
